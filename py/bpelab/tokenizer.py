@@ -1,0 +1,431 @@
+"""The `Tokenizer` value: encode, decode and the special-token policy.
+
+A tokenizer is a vocabulary (id -> bytes), an ordered list of merges, a
+pre-tokenizer and its special tokens. Encoding pre-tokenizes the text, then in
+each pre-token repeatedly applies the applicable merge of lowest rank (seed
+003's `encode_word`); rank, not position or length, decides.
+
+Two merge rules exist, and a tokenizer uses exactly one:
+- "pairs": GPT-2's files and our trainer. A merge is a pair of ids with a rank
+  (its line in `vocab.bpe`).
+- "ranks": tiktoken's files. Any two adjacent parts may merge if their
+  concatenated bytes are a token; the token's id is the rank.
+For vocabularies made by BPE training both give the same ids.
+
+Not here: training (`train.py`), file formats (`artifacts.py`), the patterns
+(`pretokenize.py`).
+"""
+
+import codecs
+import heapq
+import re
+
+from .pretokenize import Pretokenizer, get_pretokenizer, split_special
+
+_NO_RANK = 1 << 62  # larger than any rank; lets min() skip pairs that cannot merge
+# Pieces longer than this use the heap merger: the list scan is quadratic.
+_LONG_PIECE = 128
+_CACHE_LIMIT = 200_000  # pre-tokens kept per tokenizer before the cache restarts
+
+
+class InvalidTextError(ValueError):
+    """Text that cannot be encoded as UTF-8 (a lone surrogate)."""
+
+
+class DisallowedSpecialError(ValueError):
+    """A special token's spelling appeared in text that may not contain it."""
+
+
+def check_encodable(text):
+    """Raise InvalidTextError naming the first lone surrogate in text, if any.
+
+    >>> check_encodable("fine")
+    """
+    match = _SURROGATE.search(text)
+    if match:
+        index = match.start()
+        raise InvalidTextError(
+            f"text has a lone surrogate U+{ord(text[index]):04X} at character {index} "
+            f"(after {text[max(0, index - 20):index]!r}); it cannot be encoded as UTF-8. "
+            "Remove it, or replace it with U+FFFD."
+        )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Tokenizer:
+    """A byte-level BPE tokenizer.
+
+    >>> tok = Tokenizer({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(97, 98)],
+    ...                 pretokenizer="bytes")
+    >>> tok.encode("abc"), tok.decode([256, 99])
+    ([256, 99], 'abc')
+    """
+
+    def __init__(self, vocab, merges, *, special_tokens=None, pretokenizer="gpt2", name=""):
+        self.name = name
+        self.vocab = dict(vocab)  # int -> bytes, ordinary tokens only
+        self.merges = [tuple(pair) for pair in merges]  # [(int, int)] in rank order
+        self.special_tokens = dict(special_tokens or {})  # str -> int
+        self.pretokenizer = _as_pretokenizer(pretokenizer)
+        self.merge_rule = "pairs"
+        self._ranks = None  # bytes -> int, only for the "ranks" rule
+        self._check_vocab()
+        token_id = {token: i for i, token in self.vocab.items()}
+        self._pair_rank = {}  # (int, int) -> int
+        self._merge_result = []  # rank -> the id the merge makes
+        for rank, (a, b) in enumerate(self.merges):
+            for part in (a, b):
+                if part not in self.vocab:
+                    raise ValueError(f"merge {rank} ({a}, {b}) uses id {part}, which is not in the vocabulary")
+            merged = token_id.get(self.vocab[a] + self.vocab[b])
+            if merged is None:
+                raise ValueError(
+                    f"merge {rank} ({a}, {b}) makes {self.vocab[a] + self.vocab[b]!r}, which is not in the vocabulary"
+                )
+            if (a, b) in self._pair_rank:
+                raise ValueError(f"merge {rank} ({a}, {b}) repeats merge {self._pair_rank[(a, b)]}")
+            self._pair_rank[(a, b)] = rank
+            self._merge_result.append(merged)
+        self._finish_init()
+
+    @classmethod
+    def from_ranks(cls, ranks, *, special_tokens=None, pretokenizer="gpt2", name=""):
+        """A tokenizer with tiktoken's rule: a token's rank is its id.
+
+        >>> ranks = {bytes([i]): i for i in range(256)} | {b"ab": 256}
+        >>> Tokenizer.from_ranks(ranks, pretokenizer="bytes").encode("abab")
+        [256, 256]
+        """
+        self = cls.__new__(cls)
+        self.name = name
+        self.vocab = {rank: token for token, rank in ranks.items()}
+        if len(self.vocab) != len(ranks):
+            raise ValueError("ranks must be distinct: two tokens share a rank")
+        self.merges = None  # recovered on demand by `artifacts`, not needed to encode
+        self.special_tokens = dict(special_tokens or {})
+        self.pretokenizer = _as_pretokenizer(pretokenizer)
+        self.merge_rule = "ranks"
+        self._ranks = dict(ranks)
+        self._check_vocab()
+        self._finish_init()
+        return self
+
+    def _check_vocab(self):
+        for i, token in self.vocab.items():
+            if not isinstance(i, int) or i < 0:
+                raise ValueError(f"token ids must be non-negative integers, got {i!r}")
+            if not isinstance(token, bytes) or not token:
+                raise ValueError(f"token {i} must be a non-empty bytes value, got {token!r}")
+        overlap = set(self.special_tokens.values()) & set(self.vocab)
+        if overlap:
+            raise ValueError(f"special token ids {sorted(overlap)} are also ordinary token ids")
+        for special in self.special_tokens:
+            if not special:
+                raise ValueError("a special token cannot be the empty string")
+
+    def _finish_init(self):
+        byte_ids = {}
+        for i, token in self.vocab.items():
+            if len(token) == 1:
+                byte_ids.setdefault(token[0], i)
+        missing = [b for b in range(256) if b not in byte_ids]
+        if missing:
+            raise ValueError(
+                f"a byte-level vocabulary needs a token for each of the 256 bytes; "
+                f"missing {len(missing)}, first 0x{missing[0]:02X}"
+            )
+        self._byte_ids = [byte_ids[b] for b in range(256)]
+        # When every byte id is below 256, bytes.translate maps a piece to ids in C.
+        self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
+        self._token_bytes = self.vocab | {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
+        self._cache = {}  # str -> tuple of ids
+        self._special_pattern = _alternation(self.special_tokens)
+
+    # ----------------------------------------------------------------- encode
+
+    @property
+    def n_vocab(self):
+        """One more than the largest id: the size of an embedding table."""
+        return max(self._token_bytes) + 1
+
+    def encode_ordinary(self, text):
+        """Ids for text, treating special-token spellings as ordinary text.
+
+        >>> Tokenizer.bytes_only().encode_ordinary("<|endoftext|>")[:3]
+        [60, 124, 101]
+        """
+        check_encodable(text)
+        return self._encode_text(text)
+
+    def encode(self, text, *, allowed_special=frozenset(), disallowed_special="all"):
+        """Ids for text; special tokens follow tiktoken's policy.
+
+        A special token's spelling in text raises DisallowedSpecialError unless
+        it is in `allowed_special` (then it becomes the special id) or excluded
+        from `disallowed_special` (then it is ordinary text).
+
+        >>> tok = Tokenizer.bytes_only(special_tokens={"<|endoftext|>": 256})
+        >>> tok.encode("a<|endoftext|>", allowed_special="all")
+        [97, 256]
+        """
+        check_encodable(text)
+        specials = set(self.special_tokens)
+        allowed = specials if allowed_special == "all" else set(allowed_special)
+        unknown = allowed - specials
+        if unknown:
+            raise ValueError(f"allowed_special names tokens this tokenizer lacks: {sorted(unknown)}")
+        disallowed = specials - allowed if disallowed_special == "all" else set(disallowed_special)
+        if disallowed:
+            match = _alternation(disallowed).search(text)
+            if match:
+                raise DisallowedSpecialError(
+                    f"text contains the special token {match.group()!r} at character {match.start()}. "
+                    f"To encode it as the special token, pass allowed_special={{{match.group()!r}}} "
+                    f"(or 'all'); to encode it as ordinary text, pass "
+                    f"disallowed_special=() or use encode_ordinary()."
+                )
+        if not allowed:
+            return self._encode_text(text)
+        ids = []
+        for chunk, _start, is_special in split_special(text, sorted(allowed)):
+            if is_special:
+                ids.append(self.special_tokens[chunk])
+            else:
+                ids += self._encode_text(chunk)
+        return ids
+
+    def _encode_text(self, text):
+        ids = []
+        cache = self._cache
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        for piece in self.pretokenizer.split(text):
+            piece_ids = cache.get(piece)
+            if piece_ids is None:
+                piece_ids = cache[piece] = tuple(self.encode_piece(piece.encode("utf-8")))
+            ids += piece_ids
+        return ids
+
+    def encode_piece(self, piece):
+        """Ids for one pre-token, given as bytes, by applying merges in rank order.
+
+        >>> Tokenizer.bytes_only().encode_piece(b"hi")
+        [104, 105]
+        """
+        if self._byte_table is not None:
+            ids = list(piece.translate(self._byte_table))
+        else:
+            ids = [self._byte_ids[b] for b in piece]
+        if len(ids) < 2:
+            return ids
+        if self.merge_rule == "ranks":
+            whole = self._ranks.get(piece)
+            if whole is not None:  # tiktoken's shortcut: a piece that is a token
+                return [whole]
+            if len(ids) > _LONG_PIECE:
+                return self._merge_long(ids)
+            return self._merge_by_ranks(piece)
+        if len(ids) > _LONG_PIECE:
+            return self._merge_long(ids)
+        return self._merge_by_pairs(ids)
+
+    def _merge_by_pairs(self, ids):
+        # Lowest rank first, leftmost among equals, one merge at a time.
+        get = self._pair_rank.get
+        result = self._merge_result
+        ranks = [get(pair, _NO_RANK) for pair in zip(ids, ids[1:])]
+        while ranks:
+            best = min(ranks)
+            if best == _NO_RANK:
+                break
+            i = ranks.index(best)
+            ids[i] = result[best]
+            del ids[i + 1]
+            del ranks[i]
+            if i:
+                ranks[i - 1] = get((ids[i - 1], ids[i]), _NO_RANK)
+            if i < len(ranks):
+                ranks[i] = get((ids[i], ids[i + 1]), _NO_RANK)
+        return ids
+
+    def _merge_by_ranks(self, piece):
+        # tiktoken's byte_pair_merge, on byte strings.
+        get = self._ranks.get
+        parts = [piece[i : i + 1] for i in range(len(piece))]
+        ranks = [get(a + b, _NO_RANK) for a, b in zip(parts, parts[1:])]
+        while ranks:
+            best = min(ranks)
+            if best == _NO_RANK:
+                break
+            i = ranks.index(best)
+            parts[i] += parts[i + 1]
+            del parts[i + 1]
+            del ranks[i]
+            if i:
+                ranks[i - 1] = get(parts[i - 1] + parts[i], _NO_RANK)
+            if i < len(ranks):
+                ranks[i] = get(parts[i] + parts[i + 1], _NO_RANK)
+        return [self._ranks[part] for part in parts]
+
+    def _rank_of(self, a, b):
+        """(rank, merged id) of the pair of ids, or None when they do not merge."""
+        if self.merge_rule == "ranks":
+            rank = self._ranks.get(self._token_bytes[a] + self._token_bytes[b])
+            return None if rank is None else (rank, rank)
+        rank = self._pair_rank.get((a, b))
+        return None if rank is None else (rank, self._merge_result[rank])
+
+    def _merge_long(self, ids):
+        # The same rule as the list scan, in O(n log n): a heap of (rank, position)
+        # over a linked list; entries made stale by a neighbour's merge are skipped.
+        n = len(ids)
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        heap = []
+        for i in range(n - 1):
+            found = self._rank_of(ids[i], ids[i + 1])
+            if found:
+                heap.append((found[0], i, ids[i], ids[i + 1], found[1]))
+        heapq.heapify(heap)
+        while heap:
+            rank, i, a, b, merged = heapq.heappop(heap)
+            j = nxt[i]
+            if not alive[i] or j >= n or ids[i] != a or ids[j] != b:
+                continue
+            ids[i] = merged
+            alive[j] = False
+            nxt[i] = nxt[j]
+            if nxt[j] < n:
+                prv[nxt[j]] = i
+            p = prv[i]
+            if p >= 0:
+                found = self._rank_of(ids[p], merged)
+                if found:
+                    heapq.heappush(heap, (found[0], p, ids[p], merged, found[1]))
+            if nxt[i] < n:
+                found = self._rank_of(merged, ids[nxt[i]])
+                if found:
+                    heapq.heappush(heap, (found[0], i, merged, ids[nxt[i]], found[1]))
+        return [ids[i] for i in range(n) if alive[i]]
+
+    def encode_trace(self, piece):
+        """Every step of encoding one pre-token: the candidates and the merge applied.
+
+        Each step is a dict with `parts` (ids before the step), `candidates`
+        ([(left id, right id, rank)] in position order) and `applied` (the
+        candidate chosen), as in seed 003's `encode 'lowest'` trace.
+
+        >>> Tokenizer.bytes_only().encode_trace("ab")
+        [{'parts': [97, 98], 'candidates': [], 'applied': None}]
+        """
+        ids = [self._byte_ids[b] for b in piece.encode("utf-8")]
+        steps = []
+        while True:
+            candidates = []
+            for a, b in zip(ids, ids[1:]):
+                found = self._rank_of(a, b)
+                if found:
+                    candidates.append((a, b, found[0]))
+            applied = min(candidates, key=lambda c: c[2]) if candidates else None
+            steps.append({"parts": list(ids), "candidates": candidates, "applied": applied})
+            if applied is None:
+                return steps
+            a, b, rank = applied
+            merged = self._rank_of(a, b)[1]
+            i = next(k for k in range(len(ids) - 1) if (ids[k], ids[k + 1]) == (a, b))
+            ids[i : i + 2] = [merged]
+
+    # ----------------------------------------------------------------- decode
+
+    def token_bytes(self, token_id):
+        """The bytes one id stands for (special tokens as their UTF-8 spelling).
+
+        >>> Tokenizer.bytes_only().token_bytes(104)
+        b'h'
+        """
+        try:
+            return self._token_bytes[token_id]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown token id {token_id!r}: this tokenizer has {len(self._token_bytes)} ids") from None
+
+    def decode_bytes(self, ids):
+        """The bytes of a list of ids, joined: lossless even mid-character.
+
+        >>> Tokenizer.bytes_only().decode_bytes([0xC3, 0xA9])
+        b'\\xc3\\xa9'
+        """
+        table = self._token_bytes
+        try:
+            return b"".join([table[i] for i in ids])
+        except (KeyError, TypeError):
+            bad = next(i for i in ids if i not in table)
+            raise ValueError(f"unknown token id {bad!r}: this tokenizer has {len(table)} ids") from None
+
+    def decode(self, ids, errors="strict"):
+        """The text of a list of ids. errors="replace" turns invalid UTF-8 into U+FFFD (lossy).
+
+        >>> Tokenizer.bytes_only().decode([104, 105])
+        'hi'
+        """
+        if errors not in ("strict", "replace"):
+            raise ValueError(f"errors must be 'strict' or 'replace', got {errors!r}")
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def stream_decoder(self, errors="strict"):
+        """A decoder fed ids a few at a time; it holds back partial UTF-8 characters.
+
+        >>> d = Tokenizer.bytes_only().stream_decoder()
+        >>> d.feed([0xC3]), d.feed([0xA9]), d.flush()
+        ('', 'é', '')
+        """
+        return StreamDecoder(self, errors)
+
+    # ------------------------------------------------------------------ misc
+
+    @classmethod
+    def bytes_only(cls, special_tokens=None, pretokenizer="bytes"):
+        """The tokenizer with no merges: one id per byte.
+
+        >>> Tokenizer.bytes_only().encode("hé")
+        [104, 195, 169]
+        """
+        return cls({i: bytes([i]) for i in range(256)}, [], special_tokens=special_tokens, pretokenizer=pretokenizer)
+
+    def __repr__(self):
+        label = f"{self.name!r}, " if self.name else ""
+        return (
+            f"Tokenizer({label}{len(self.vocab)} tokens, {len(self.special_tokens)} special, "
+            f"pretokenizer={self.pretokenizer.name!r}, rule={self.merge_rule!r})"
+        )
+
+
+class StreamDecoder:
+    """Decodes ids incrementally; see `Tokenizer.stream_decoder`."""
+
+    def __init__(self, tokenizer, errors="strict"):
+        self._tokenizer = tokenizer
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
+
+    def feed(self, ids):
+        """Text completed by these ids; partial characters wait for the next call."""
+        return self._decoder.decode(self._tokenizer.decode_bytes(ids))
+
+    def flush(self):
+        """The rest; raises UnicodeDecodeError (strict) if a character is unfinished."""
+        return self._decoder.decode(b"", final=True)
+
+
+def _as_pretokenizer(pretokenizer):
+    if isinstance(pretokenizer, Pretokenizer):
+        return pretokenizer
+    return get_pretokenizer(pretokenizer)
+
+
+def _alternation(strings):
+    """A regex matching any of the strings, longest first, so a prefix never wins."""
+    if not strings:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(re.escape(s) for s in sorted(strings, key=lambda s: (-len(s), s))))
