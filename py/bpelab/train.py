@@ -185,6 +185,37 @@ def split_documents(corpus, separator=None):
     return documents
 
 
+def truncate_documents(documents, limit):
+    """The first `limit` characters of the documents, and a note of what was cut.
+
+    Returns (documents, truncation): truncation is None when nothing was cut,
+    else {"original_characters": n, "kept_characters": limit} for the manifest.
+
+    >>> truncate_documents(["abc", "def"], 4)
+    (['abc', 'd'], {'original_characters': 6, 'kept_characters': 4})
+    """
+    total = sum(map(len, documents))
+    if limit is None or total <= limit:
+        return list(documents), None
+    kept, room = [], limit
+    for doc in documents:
+        if room <= 0:
+            break
+        kept.append(doc[:room])
+        room -= len(kept[-1])
+    return kept, {"original_characters": total, "kept_characters": limit}
+
+
+def check_char_limit(documents, limit):
+    """Raise ValueError saying how to proceed when the text is over the limit."""
+    total = sum(map(len, documents))
+    if limit is not None and total > limit:
+        raise ValueError(
+            f"the text has {total:,} characters, over the limit of {limit:,}: "
+            f"train on the first {limit:,} characters (--truncate), or raise the limit (--char-limit)"
+        )
+
+
 def count_pieces(documents, pretokenizer, special_tokens):
     """The pre-token table {piece: count}, in first-seen order; specials are boundaries.
 
@@ -201,12 +232,13 @@ def count_pieces(documents, pretokenizer, special_tokens):
     return table
 
 
-def train(corpus, settings=None, *, on_progress=None, record=False, **overrides):
+def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, **overrides):
     """Train a byte-level BPE tokenizer on a text or a list of documents.
 
     `on_progress(done, total)` is called now and then; returning False cancels
     (TrainingCancelled). `record=True` keeps, for each merge, what the explorer
-    shows (see `TrainResult.steps`).
+    shows (see `TrainResult.steps`). `workers` > 1 pre-tokenizes large corpora
+    in parallel processes (CPython only), with the same result.
 
     >>> result = train("low low lower", num_merges=2, pretokenizer="whitespace", special_tokens=())
     >>> [result.tokenizer.vocab[i] for i in (256, 257)]
@@ -223,7 +255,12 @@ def train(corpus, settings=None, *, on_progress=None, record=False, **overrides)
         except ValueError as error:
             raise type(error)(f"document {i}: {error}") from None
     pretokenizer = settings.get_pretokenizer()
-    table = count_pieces(documents, pretokenizer, settings.special_tokens)
+    if workers > 1:
+        from .parallel import count_pieces_parallel  # multiprocessing: not in Pyodide
+
+        table = count_pieces_parallel(documents, settings, workers)
+    else:
+        table = count_pieces(documents, pretokenizer, settings.special_tokens)
     pieces = [(piece.encode("utf-8"), count) for piece, count in table.items()]
     trainer = _Trainer(pieces, settings, on_progress, record)
     trainer.run()

@@ -1,0 +1,69 @@
+"""Parallel pre-tokenization for large corpora (CPython only; Pyodide has no processes).
+
+The text is cut only where no pre-token can cross: at document boundaries and
+around special tokens (seed 003). Each worker counts its share; the tables are
+added in text order, so the result, first-seen order included, equals one
+worker's.
+"""
+
+from concurrent.futures import ProcessPoolExecutor
+
+from .pretokenize import get_pretokenizer, split_special
+
+# Below this many characters a pool costs more than it saves.
+MIN_PARALLEL_CHARS = 2_000_000
+
+
+def _count_batch(args):
+    name, pattern, chunks = args
+    pretokenizer = get_pretokenizer(name, pattern)
+    table = {}
+    for chunk in chunks:
+        for piece, count in pretokenizer.count(chunk).items():
+            table[piece] = table.get(piece, 0) + count
+    return table
+
+
+def batches(chunks, n):
+    """Chunks grouped, in order, into at most n batches of similar size.
+
+    >>> batches(["aa", "b", "cc", "d"], 2)
+    [['aa', 'b'], ['cc', 'd']]
+    """
+    total = sum(map(len, chunks))
+    target = max(1, -(-total // n))
+    out, current, size = [], [], 0
+    for chunk in chunks:
+        current.append(chunk)
+        size += len(chunk)
+        if size >= target and len(out) < n - 1:
+            out.append(current)
+            current, size = [], 0
+    if current:
+        out.append(current)
+    return out
+
+
+def count_pieces_parallel(documents, settings, workers):
+    """The same table as train.count_pieces, counted by `workers` processes."""
+    chunks = [
+        chunk
+        for doc in documents
+        for chunk, _start, is_special in split_special(doc, settings.special_tokens)
+        if not is_special
+    ]
+    groups = batches(chunks, workers * 4)
+    jobs = [(settings.pretokenizer, settings.pattern, group) for group in groups]
+    if sum(map(len, chunks)) < MIN_PARALLEL_CHARS or len(groups) < 2:
+        tables = map(_count_batch, jobs)
+        return _add(tables)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return _add(pool.map(_count_batch, jobs))
+
+
+def _add(tables):
+    total = {}
+    for table in tables:
+        for piece, count in table.items():
+            total[piece] = total.get(piece, 0) + count
+    return total
