@@ -1,0 +1,159 @@
+"""The fast trainer against the reference trainer, and its settings and policies."""
+
+import re
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from bpelab import TrainSettings, TrainingCancelled, train
+from bpelab.reference import reference_train
+from bpelab.train import CorpusInfo, truncate_documents
+
+# Small alphabets make many repeated pairs, ties and overlaps (aaa) — the hard cases.
+_alphabet = st.sampled_from(list("aab ba\n\tcé😀") + ["  ", "ab", "<|x|>"])
+corpora = st.lists(st.lists(_alphabet, max_size=30).map("".join), min_size=1, max_size=5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    corpus=corpora,
+    tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]),
+    pretokenizer=st.sampled_from(["bytes", "whitespace", "gpt2", "cl100k", "o200k"]),
+    num_merges=st.integers(0, 25),
+    min_count=st.integers(1, 3),
+    specials=st.sampled_from([(), ("<|x|>",)]),
+)
+def test_fast_trainer_equals_reference(corpus, tie_break, pretokenizer, num_merges, min_count, specials):
+    options = dict(num_merges=num_merges, tie_break=tie_break, pretokenizer=pretokenizer,
+                   min_count=min_count, special_tokens=specials)
+    result = train(corpus, **options)
+    merges, counts, vocab = reference_train(corpus, **options)
+    assert result.merges == merges
+    assert result.merge_counts == counts
+    assert result.tokenizer.vocab == vocab
+
+
+@settings(max_examples=40, deadline=None)
+@given(corpus=corpora, tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]))
+def test_vocab_size_counts_bytes_merges_and_specials(corpus, tie_break):
+    result = train(corpus, vocab_size=270, tie_break=tie_break, special_tokens=("<|x|>",))
+    tok = result.tokenizer
+    size = len(tok.vocab) + len(tok.special_tokens)
+    assert size == 270 or result.stop_reason == "no_pairs"
+    assert tok.special_tokens["<|x|>"] == max(tok.vocab) + 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(corpus=corpora, tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]))
+def test_encoding_training_text_reproduces_training_counts(corpus, tie_break):
+    """Rank-order encoding of the training pieces ends where training did (seed 000 §4)."""
+    result = train(corpus, num_merges=20, tie_break=tie_break, record=True, special_tokens=())
+    tok = result.tokenizer
+    tokens = sum(len(tok.encode_piece(piece)) * count for piece, count in result.pieces)
+    expected = result.steps[-1]["tokens_after"] if result.steps else sum(len(p) * c for p, c in result.pieces)
+    assert tokens == expected
+
+
+def test_recording_does_not_change_the_result():
+    text = "the cat sat on the mat; the cat ate the rat " * 20
+    plain = train(text, num_merges=40)
+    recorded = train(text, num_merges=40, record=True)
+    assert plain.merges == recorded.merges and plain.steps is None
+    assert len(recorded.steps) == len(recorded.merges) == 16 and recorded.stop_reason == "no_pairs"
+
+
+def test_progress_and_cancel():
+    seen = []
+
+    def on_progress(done, total):
+        seen.append((done, total))
+        return done < 10
+
+    with pytest.raises(TrainingCancelled, match="after 10 of 200"):
+        train("abcdefghij " * 200 + "".join(chr(0x4E00 + i) for i in range(400)), num_merges=200,
+              on_progress=on_progress)
+    assert seen[0] == (0, 200) and seen[-1][0] == 10
+
+
+def test_special_tokens_are_boundaries_and_never_merged():
+    result = train("ab<|endoftext|>ab<|endoftext|>ab", num_merges=5, pretokenizer="bytes")
+    tok = result.tokenizer
+    assert all(b"<" not in tok.vocab[i] for i in range(256, len(tok.vocab)))
+    assert len(result.merges) == 1  # only (a, b): nothing spans a special token
+
+
+def test_min_count_stops_early():
+    result = train(["abab", "cd"], num_merges=10, pretokenizer="bytes", min_count=2, special_tokens=())
+    assert result.stop_reason == "min_count" and len(result.merges) == 1
+
+
+def test_document_separator():
+    one = train("ab||ab", num_merges=3, pretokenizer="bytes", document_separator="||", special_tokens=())
+    two = train(["ab", "ab"], num_merges=3, pretokenizer="bytes", special_tokens=())
+    assert one.merges == two.merges and one.corpus.documents == 2
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(vocab_size=200), "vocab_size must be at least 256 + number of special tokens (257), got 200"),
+        (dict(vocab_size=300, num_merges=3), "give exactly one of vocab_size and num_merges"),
+        (dict(num_merges=-1), "num_merges must be 0 or more"),
+        (dict(num_merges=3, tie_break="smallest"), "tie_break must be one of greater, smaller-id, first-seen"),
+        (dict(num_merges=3, pretokenizer="gpt5"), "pretokenizer must be one of"),
+        (dict(num_merges=3, pretokenizer="custom"), "pretokenizer 'custom' needs a pattern"),
+        (dict(num_merges=3, min_count=0), "min_count must be at least 1"),
+        (dict(num_merges=3, special_tokens=("<a>", "<a>")), "special token '<a>' is listed twice"),
+        (dict(num_merges=3, special_tokens=("",)), "special tokens must be non-empty strings"),
+        (dict(num_merges=3, special_tokens=("\ud800",)), "lone surrogate"),
+    ],
+)
+def test_settings_errors(options, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        TrainSettings(**options)
+
+
+def test_lone_surrogate_in_corpus_is_named():
+    with pytest.raises(ValueError, match=r"document 1: text has a lone surrogate U\+D83D at character 3"):
+        train(["fine", "abc\ud83d"], num_merges=2)
+
+
+def test_settings_round_trip_through_dict():
+    s = TrainSettings(vocab_size=1000, pretokenizer="custom", pattern=r"\p{L}+|\s+|.", tie_break="first-seen",
+                      special_tokens=("<a>", "<b>"))
+    assert TrainSettings.from_dict(s.to_dict()) == s
+    with pytest.raises(ValueError, match="unknown settings"):
+        TrainSettings.from_dict(s.to_dict() | {"colour": "red"})
+
+
+def test_truncate_documents_and_corpus_digest():
+    docs, note = truncate_documents(["hello", "world"], 7)
+    assert docs == ["hello", "wo"] and note == {"original_characters": 10, "kept_characters": 7}
+    assert truncate_documents(["hi"], 7) == (["hi"], None)
+    info = CorpusInfo.of(["abc"])
+    assert info.sha256 == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_duplicate_spelling_reuses_the_id():
+    """Two pairs can spell the same bytes; the id is reused (as HF tokenizers does), never duplicated."""
+    corpus = ["bc"] * 5 + ["xab"] * 4 + ["abc"] * 3 + ["ab"] * 2
+    options = dict(num_merges=6, pretokenizer="bytes", tie_break="smaller-id", special_tokens=())
+    result = train(corpus, **options)
+    spellings = list(result.tokenizer.vocab.values())
+    assert len(spellings) == len(set(spellings))
+    assert result.merges == reference_train(corpus, **options)[0]
+
+
+_words = st.sampled_from(["low", "lower", "newest", "widest", "aaa", "abab", "漢字", "かな", "x", "\n", "  "])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    words=st.lists(_words, min_size=20, max_size=300),
+    tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]),
+    pretokenizer=st.sampled_from(["bytes", "whitespace", "gpt2"]),
+)
+def test_fast_trainer_equals_reference_on_longer_corpora(words, tie_break, pretokenizer):
+    text = " ".join(words)
+    options = dict(num_merges=60, tie_break=tie_break, pretokenizer=pretokenizer, special_tokens=())
+    assert train(text, **options).merges == reference_train(text, **options)[0]
