@@ -1,0 +1,220 @@
+"""Files: round trips, third-party readers (HF tokenizers, tiktoken), malformed imports."""
+
+import json
+import os
+
+import pytest
+import tiktoken
+import tokenizers
+from hypothesis import given, settings, strategies as st
+from tiktoken.load import data_gym_to_mergeable_bpe_ranks
+
+from bpelab import train
+from bpelab.artifacts import (
+    ArtifactError,
+    export_files,
+    from_gpt2_files,
+    from_hf_tokenizer_json,
+    from_tiktoken,
+    load_files,
+    relayout,
+    self_check,
+    to_gpt2_files,
+)
+
+MULTILINGUAL = (
+    "English: the quick brown fox doesn't jump; it's 2024 and 1234567 numbers.\n"
+    "Tiếng Việt: Xin chào thế giới, tôi đang học tokenizer.\n"
+    "中文：你好世界，我们在学习分词。日本語：こんにちは世界、トークナイザーを学ぶ。\n"
+    "한국어: 안녕하세요 세계. हिन्दी: नमस्ते दुनिया। العربية: مرحبا بالعالم.\n"
+    "Русский: Привет, мир!  \t\r\n  code: def f(x):\n    return x ** 2  # 🙂👍🏽\n"
+)
+
+
+@pytest.fixture(scope="module", params=["seed", "gpt2"])
+def exported(request, tmp_path_factory):
+    result = train(MULTILINGUAL * 4, vocab_size=600)
+    files = export_files(result, id_layout=request.param)
+    folder = tmp_path_factory.mktemp(request.param)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    ours = relayout(result.tokenizer, request.param)
+    return request.param, result, files, folder, ours
+
+
+def test_gpt2_files_conventions(exported):
+    layout, result, files, _, ours = exported
+    text = files["vocab.bpe"].decode()
+    assert text.startswith("#version: 0.2\n") and text.endswith("\n")
+    assert len(text.split("\n")[1:-1]) == len(result.merges)  # GPT-2's reader: split('\n')[1:-1]
+    encoder = json.loads(files["encoder.json"])
+    assert list(encoder.values())[-1] == ours.special_tokens["<|endoftext|>"]
+    assert encoder["Ġ"] == (32 if layout == "seed" else 220)
+    manifest = json.loads(files["manifest.json"])
+    assert manifest["id_layout"] == layout and manifest["merges"] == len(result.merges)
+    assert manifest["tie_break"] == "greater" and manifest["pretokenizer"]["name"] == "gpt2"
+
+
+def test_round_trips(exported):
+    _, _, files, _, ours = exported
+    for loaded in (
+        from_gpt2_files(files["encoder.json"], files["vocab.bpe"], manifest=files["manifest.json"]),
+        from_hf_tokenizer_json(files["tokenizer.json"]),
+        from_tiktoken(files["tokenizer.tiktoken"], manifest=files["manifest.json"]),
+        load_files(files),
+    ):
+        assert loaded.encode(MULTILINGUAL, allowed_special="all") == ours.encode(MULTILINGUAL, allowed_special="all")
+    assert self_check(files, exported[1].tokenizer, MULTILINGUAL)["ok"]
+
+
+def test_hf_tokenizers_reads_our_files(exported):
+    _, _, _, folder, ours = exported
+    want = ours.encode(MULTILINGUAL)
+    from_json = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    assert from_json.encode(MULTILINGUAL).ids == want
+    model = tokenizers.models.BPE.from_file(str(folder / "encoder.json"), str(folder / "vocab.bpe"))
+    from_pair = tokenizers.Tokenizer(model)
+    from_pair.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)  # GPT-2's own pattern
+    assert from_pair.encode(MULTILINGUAL).ids == want
+
+
+def test_tiktoken_reads_our_files(exported):
+    layout, _, files, folder, ours = exported
+    pattern = ours.pretokenizer.pattern
+    specials = ours.special_tokens
+    ranks = tiktoken.load.load_tiktoken_bpe(str(folder / "tokenizer.tiktoken"))
+    enc = tiktoken.Encoding("ours", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    assert enc.encode(MULTILINGUAL) == ours.encode(MULTILINGUAL)
+    if layout == "gpt2":  # tiktoken's GPT-2 file loader checks the printable-first layout
+        ranks = data_gym_to_mergeable_bpe_ranks(str(folder / "vocab.bpe"), str(folder / "encoder.json"))
+        enc = tiktoken.Encoding("ours2", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+        assert enc.encode(MULTILINGUAL) == ours.encode(MULTILINGUAL)
+
+
+def test_headerless_third_party_vocab_bpe():
+    tok = train(MULTILINGUAL, num_merges=50).tokenizer
+    encoder_json, vocab_bpe = to_gpt2_files(tok)
+    headerless = vocab_bpe.split("\n", 1)[1]
+    assert from_gpt2_files(encoder_json, headerless).merges == tok.merges
+    crlf = vocab_bpe.replace("\n", "\r\n")
+    assert from_gpt2_files(encoder_json, crlf).merges == tok.merges
+
+
+@settings(max_examples=60, deadline=None)
+@given(corpus=st.text(min_size=1, max_size=200), text=st.text(max_size=200))
+def test_round_trip_over_arbitrary_text(corpus, text):
+    result = train(corpus, num_merges=30)
+    files = export_files(result)
+    loaded = load_files({k: v for k, v in files.items() if k in ("encoder.json", "vocab.bpe", "manifest.json")})
+    assert loaded.encode_ordinary(text) == result.tokenizer.encode_ordinary(text)
+    assert loaded.decode(loaded.encode_ordinary(text)) == text
+
+
+def test_export_is_deterministic():
+    a = export_files(train(MULTILINGUAL, num_merges=80))
+    b = export_files(train(MULTILINGUAL, num_merges=80))
+    assert a == b
+
+
+# ------------------------------------------------------------- malformed
+
+
+@pytest.fixture(scope="module")
+def good():
+    tok = train("low lower newest widest " * 3, num_merges=6).tokenizer
+    encoder_json, vocab_bpe = to_gpt2_files(tok)
+    return json.loads(encoder_json), vocab_bpe
+
+
+def _enc(encoder):
+    return json.dumps(encoder)
+
+
+def _lines(vocab_bpe):
+    return vocab_bpe.split("\n")
+
+
+def _malformed_cases(good):
+    encoder, bpe = good
+    lines = _lines(bpe)
+    first = lines[1]
+    without_byte = {k: v for k, v in encoder.items() if k != "Ā"}
+    renumbered = dict(encoder)
+    renumbered["!"] = encoder['"']
+    gap = {k: (v + 1 if v >= 100 else v) for k, v in encoder.items()}
+    with_foreign = dict(encoder) | {"x\u4e00": len(encoder)}
+    missing_result = {k: v for k, v in encoder.items() if k != first.replace(" ", "")}
+    missing_result = {k: i for i, k in enumerate(missing_result)}
+    return [
+        ("bad JSON", {"encoder.json": b"{\"a\": 1,", "vocab.bpe": bpe.encode()},
+         "encoder.json line 1: not valid JSON: Expecting property name enclosed in double quotes"),
+        ("not an object", {"encoder.json": b"[1, 2]", "vocab.bpe": bpe.encode()},
+         "encoder.json: expected a JSON object of token -> id, got list"),
+        ("duplicate key", {"encoder.json": b'{"a": 0, "a": 1}', "vocab.bpe": bpe.encode()},
+         "encoder.json: key 'a' appears twice"),
+        ("duplicate id", {"encoder.json": _enc(renumbered).encode(), "vocab.bpe": bpe.encode()},
+         "encoder.json: id 34 is used twice, by '!' and '\"'"),
+        ("non-contiguous ids", {"encoder.json": _enc(gap).encode(), "vocab.bpe": bpe.encode()},
+         "encoder.json: ids must be contiguous from 0; 100 is missing"),
+        ("negative id", {"encoder.json": _enc(encoder | {"!": -1}).encode(), "vocab.bpe": bpe.encode()},
+         "encoder.json: the id of '!' must be a non-negative integer, got -1"),
+        ("missing byte", {"encoder.json": _enc({k: i for i, k in enumerate(without_byte)}).encode(),
+                          "vocab.bpe": b"#version: 0.2\n"},
+         "encoder.json: has no entry for byte 0x00 ('Ā')"),
+        ("char outside byte map", {"encoder.json": _enc(with_foreign).encode(),
+                                   "vocab.bpe": (bpe + "x \u4e00\n").encode()},
+         "token '\u4e00' of merge 'x \u4e00' is not in encoder.json"),
+        ("three tokens on a line", {"encoder.json": _enc(encoder).encode(),
+                                    "vocab.bpe": "\n".join(lines[:2] + ["Ġ t x"] + lines[2:]).encode()},
+         "vocab.bpe line 3: expected two tokens separated by one space, got 'Ġ t x'"),
+        ("blank line inside", {"encoder.json": _enc(encoder).encode(),
+                               "vocab.bpe": "\n".join(lines[:2] + [""] + lines[2:]).encode()},
+         "vocab.bpe line 3: expected two tokens separated by one space, got ''"),
+        ("merge part missing", {"encoder.json": _enc(encoder).encode(),
+                                "vocab.bpe": (bpe + "zzz a\n").encode()},
+         "token 'zzz' of merge 'zzz a' is not in encoder.json"),
+        ("merge result missing", {"encoder.json": _enc(missing_result).encode(), "vocab.bpe": bpe.encode()},
+         f"vocab.bpe line 2: merge {first!r} makes {first.replace(' ', '')!r}, which is not in encoder.json"),
+        ("repeated merge", {"encoder.json": _enc(encoder).encode(),
+                            "vocab.bpe": (bpe + first + "\n").encode()},
+         f"merge {first!r} repeats line 2"),
+        ("invalid UTF-8", {"encoder.json": b'{"\xff": 0}', "vocab.bpe": bpe.encode()},
+         "encoder.json line 1: not valid UTF-8 (byte 2)"),
+        ("encoder without merges", {"encoder.json": _enc(encoder).encode()},
+         "encoder.json: needs its partner file vocab.bpe"),
+        ("no tokenizer at all", {"notes.txt": b"hello"},
+         "no tokenizer found: give encoder.json + vocab.bpe, a tokenizer.json, or a .tiktoken file"),
+        ("tiktoken bad base64", {"x.tiktoken": b"YQ== 0\n!!! 1\n"}, "x.tiktoken line 2:"),
+        ("tiktoken bad rank", {"x.tiktoken": b"YQ== 0\nYg== one\n"}, "x.tiktoken line 2:"),
+        ("tiktoken missing bytes", {"x.tiktoken": b"YQ== 0\n"},
+         "x.tiktoken: has no token for byte 0x00; a byte-level BPE needs all 256"),
+        ("tokenizer.json not BPE", {"tokenizer.json": b'{"model": {"type": "WordPiece"}}'},
+         "tokenizer.json: expected a BPE model"),
+        ("tokenizer.json with prefix space", {"tokenizer.json": json.dumps({
+            "model": {"type": "BPE", "vocab": {}, "merges": []},
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": True}}).encode()},
+         "tokenizer.json: ByteLevel add_prefix_space=true is not supported"),
+        ("bad manifest", {"encoder.json": _enc(encoder).encode(), "vocab.bpe": bpe.encode(),
+                          "manifest.json": b'{"format": "other"}'},
+         "manifest.json: not a BPE Lab manifest"),
+    ]
+
+
+def test_malformed_imports(good):
+    cases = _malformed_cases(good)
+    assert len(cases) >= 15
+    wrong = []
+    for label, files, message in cases:
+        with pytest.raises(ArtifactError) as caught:
+            load_files(files)
+        if message not in str(caught.value):
+            wrong.append(f"{label}: got {caught.value}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_file_too_large(good, monkeypatch):
+    from bpelab import artifacts
+
+    monkeypatch.setattr(artifacts, "MAX_FILE_BYTES", 100)
+    with pytest.raises(ArtifactError, match="encoder.json: file too large"):
+        load_files({"encoder.json": b"{" + b" " * 200 + b"}", "vocab.bpe": b""})

@@ -1,0 +1,112 @@
+"""Tokenizer: round trips, the special-token policy, decoding and errors."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from bpelab import DisallowedSpecialError, InvalidTextError, Tokenizer, train
+from bpelab import tokenizer as tokenizer_module
+
+TRAINING = (
+    "The quick brown fox jumps over the lazy dog. Xin chào thế giới! 新しい日本語のテキスト。"
+    " Привет, мир! 12345 67890 don't WON'T we'll\n\n\tindented\r\n 🙂👍🏽 café naïve e\u0301\n"
+) * 3
+
+
+@pytest.fixture(scope="module", params=["bytes", "whitespace", "gpt2", "cl100k", "o200k"])
+def tok(request):
+    return train(TRAINING, num_merges=120, pretokenizer=request.param).tokenizer
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text())
+def test_round_trip_any_text(tok, text):
+    assert tok.decode(tok.encode_ordinary(text)) == text
+
+
+@pytest.mark.parametrize("text", ["", "a", "  two  spaces", "🙂 emoji\n", "\r\n\r\n", "x" * 1000, "新" * 300])
+def test_round_trip_odd_strings(tok, text):
+    ids = tok.encode(text)
+    assert tok.decode(ids) == text and tok.decode_bytes(ids) == text.encode("utf-8")
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab ç新🙂"))), threshold=st.integers(2, 6))
+def test_long_piece_merger_equals_the_list_scan(text, threshold):
+    tok = train("ab ab aab çç 新新 🙂🙂 " * 5, num_merges=30, pretokenizer="bytes").tokenizer
+    short = tok.encode_piece(text.encode())
+    saved = tokenizer_module._LONG_PIECE
+    tokenizer_module._LONG_PIECE = threshold
+    try:
+        assert tok.encode_piece(text.encode()) == short
+    finally:
+        tokenizer_module._LONG_PIECE = saved
+
+
+def test_ranks_rule_equals_pairs_rule_on_trained_vocab():
+    tok = train(TRAINING, num_merges=150).tokenizer
+    ranks = {token: i for i, token in tok.vocab.items()}
+    by_ranks = Tokenizer.from_ranks(ranks, special_tokens=tok.special_tokens, pretokenizer=tok.pretokenizer)
+    text = TRAINING + "unseen words: lowering, Приветствую, 日本語"
+    assert by_ranks.encode(text) == tok.encode(text)
+
+
+def test_special_policy():
+    tok = train("hello world", num_merges=3, special_tokens=("<|endoftext|>", "<|end|>")).tokenizer
+    eot, end = tok.special_tokens["<|endoftext|>"], tok.special_tokens["<|end|>"]
+    text = "a<|endoftext|>b<|end|>"
+    with pytest.raises(DisallowedSpecialError, match=r"'<\|endoftext\|>' at character 1"):
+        tok.encode(text)
+    assert tok.encode(text, allowed_special="all") == [97, eot, 98, end]
+    # Allowing one and not disallowing the other: the other is plain text.
+    assert tok.encode(text, allowed_special={"<|end|>"}, disallowed_special=()) == (
+        tok.encode_ordinary("a<|endoftext|>b") + [end]
+    )
+    with pytest.raises(DisallowedSpecialError, match="<\\|end\\|>"):
+        tok.encode(text, allowed_special={"<|endoftext|>"})
+    with pytest.raises(ValueError, match="lacks"):
+        tok.encode("x", allowed_special={"<|nope|>"})
+
+
+def test_longest_special_wins():
+    tok = Tokenizer.bytes_only(special_tokens={"<a>": 256, "<a><b>": 257}, pretokenizer="gpt2")
+    assert tok.encode("<a><b><a>", allowed_special="all") == [257, 256]
+
+
+def test_lone_surrogate_is_a_clear_error(tok):
+    with pytest.raises(InvalidTextError, match=r"lone surrogate U\+DC00 at character 5"):
+        tok.encode("hello\udc00world")
+    with pytest.raises(InvalidTextError):
+        tok.encode_ordinary("\ud800")
+
+
+def test_decode_errors_and_unknown_ids(tok):
+    with pytest.raises(UnicodeDecodeError):
+        tok.decode([0xE2, 0x82])
+    assert tok.decode([0xE2, 0x82], errors="replace") == "\ufffd"
+    with pytest.raises(ValueError, match="unknown token id 999999"):
+        tok.decode([999999])
+    with pytest.raises(ValueError, match="errors must be"):
+        tok.decode([65], errors="ignore")
+
+
+def test_stream_decoder_buffers_partial_utf8():
+    tok = Tokenizer.bytes_only()
+    ids = tok.encode("a€🙂")
+    decoder = tok.stream_decoder()
+    pieces = [decoder.feed([i]) for i in ids]
+    assert "".join(pieces) + decoder.flush() == "a€🙂"
+    assert pieces[:3] == ["a", "", ""]
+    unfinished = tok.stream_decoder()
+    unfinished.feed([0xF0, 0x9F])
+    with pytest.raises(UnicodeDecodeError):
+        unfinished.flush()
+
+
+def test_vocab_validation():
+    with pytest.raises(ValueError, match="needs a token for each of the 256 bytes; missing 1, first 0xFF"):
+        Tokenizer({i: bytes([i]) for i in range(255)}, [], pretokenizer="bytes")
+    vocab = {i: bytes([i]) for i in range(256)}
+    with pytest.raises(ValueError, match="makes b'ab', which is not in the vocabulary"):
+        Tokenizer(vocab, [(97, 98)])
+    with pytest.raises(ValueError, match="also ordinary token ids"):
+        Tokenizer(vocab, [], special_tokens={"<s>": 5})
