@@ -1,0 +1,316 @@
+"""The browser's door into bpelab: JSON in, JSON out, exceptions as {type, message}.
+
+The web worker (web/js/worker.js) calls `handle(kind, payload_json, progress)`
+for every request and posts back what it returns. Nothing here touches the DOM
+or needs Pyodide: bytes travel as base64 and JS callbacks are plain callables,
+so the same functions run under CPython in the tests.
+
+Tokenizers live in a registry keyed by a short handle ("t1", "t2", ...), so
+later views (the merge explorer, compare, embed) can ask about any trained or
+imported tokenizer without sending it back and forth.
+"""
+
+import base64
+import hashlib
+import json
+import sys
+import time
+import unicodedata
+
+from . import artifacts, report
+from .train import CHAR_LIMIT, TrainSettings, train as train_corpus
+from .pretokenize import get_pretokenizer
+
+PROGRESS_INTERVAL = 0.05  # seconds between progress messages; the UI needs no more
+SELF_CHECK_CHARS = 20_000  # characters of the training text re-encoded after export
+
+_REGISTRY = {}  # handle -> _Entry
+_COUNTER = [0]
+_CONFIG = {}
+
+
+class RequestError(ValueError):
+    """A request the worker cannot answer: unknown kind, missing handle or field."""
+
+
+class _Entry:
+    def __init__(self, tokenizer, *, result=None, source="trained", text="", heldout="", name="",
+                 files=None, truncation=None):
+        self.tokenizer = tokenizer
+        self.result = result  # TrainResult, or None for an imported tokenizer
+        self.source = source
+        self.text = text  # a sample of the training text, for the self-check after export
+        self.heldout = heldout
+        self.name = name
+        self.files = files  # dict[filename, bytes] of an imported tokenizer
+        self.truncation = truncation
+        self.char_limit = CHAR_LIMIT
+
+
+def _register(entry):
+    _COUNTER[0] += 1
+    handle = f"t{_COUNTER[0]}"
+    _REGISTRY[handle] = entry
+    return handle
+
+
+def _entry(payload):
+    handle = payload.get("handle")
+    if handle not in _REGISTRY:
+        raise RequestError(f"no tokenizer with handle {handle!r}: train or import one first")
+    return _REGISTRY[handle]
+
+
+def _b64(data):
+    return base64.b64encode(data).decode("ascii")
+
+
+class _Throttle:
+    """Calls `send(json)` at most every PROGRESS_INTERVAL seconds, and always for the last step."""
+
+    def __init__(self, send, kind):
+        self.send = send
+        self.kind = kind
+        self.last = 0.0
+        self.started = time.perf_counter()
+
+    def __call__(self, done, total, **extra):
+        if self.send is None:
+            return True
+        now = time.perf_counter()
+        if done < total and now - self.last < PROGRESS_INTERVAL:
+            return True
+        self.last = now
+        message = {"stage": self.kind, "done": done, "total": total,
+                   "elapsed": round(now - self.started, 3), **extra}
+        self.send(json.dumps(message))
+        return True
+
+
+# ---------------------------------------------------------------- requests
+
+
+def versions():
+    """Versions of the pieces the page shows in its footer, as JSON.
+
+    >>> sorted(json.loads(versions()))
+    ['bpelab', 'python', 'unicodedata']
+    """
+    try:
+        from . import __version__ as bpelab_version
+    except ImportError:  # the package has no __init__ version yet
+        bpelab_version = _CONFIG.get("bpelab", "unknown")
+    return json.dumps({
+        "bpelab": bpelab_version,
+        "python": sys.version.split()[0],
+        "unicodedata": unicodedata.unidata_version,
+    })
+
+
+def configure(config_json):
+    """Remember facts about the site (its URL, the rank files it ships).
+
+    >>> configure('{"ranks": []}')
+    """
+    _CONFIG.update(json.loads(config_json))
+
+
+def _settings_from(payload):
+    """TrainSettings from the page's settings object; unknown names are an error, not ignored."""
+    settings = dict(payload.get("settings") or {})
+    fields = set(TrainSettings.__dataclass_fields__)
+    unknown = sorted(set(settings) - fields)
+    if unknown:
+        raise RequestError(f"unknown training settings {unknown!r}; known: {sorted(fields)!r}")
+    return TrainSettings(**settings)
+
+
+def _describe(handle, entry, *, include_vocab=True):
+    """What the page shows about a tokenizer: sizes, merges with counts, every token's bytes."""
+    tok = entry.tokenizer
+    merges = [list(pair) for pair in tok.merges]
+    counts = list(entry.result.merge_counts) if entry.result is not None else None
+    n_base = tok.n_vocab - len(tok.merges) - len(tok.special_tokens)
+    info = {
+        "handle": handle,
+        "source": entry.source,
+        "name": entry.name or tok.name or handle,
+        "n_vocab": tok.n_vocab,
+        "n_merges": len(merges),
+        "n_base": n_base,
+        "merges": merges,
+        "merge_counts": counts,
+        "special_tokens": dict(tok.special_tokens),
+        "pretokenizer": {"name": tok.pretokenizer.name, "pattern": tok.pretokenizer.pattern},
+    }
+    if include_vocab:
+        # Hex keeps partial UTF-8 exact; the page draws byte chips from it.
+        vocab = tok.vocab
+        info["vocab"] = [vocab[i].hex() if i in vocab else None for i in range(max(vocab) + 1)]
+    if entry.result is not None:
+        result = entry.result
+        info["stop_reason"] = result.stop_reason
+        corpus = result.corpus
+        info["corpus"] = {"documents": corpus.documents, "characters": corpus.characters, "bytes": corpus.bytes,
+                          "sha256": corpus.sha256}
+        info["settings"] = _jsonable(_settings_dict(result.settings))
+    if entry.truncation:
+        info["truncation"] = entry.truncation
+    return info
+
+
+def _settings_dict(settings):
+    if hasattr(settings, "to_dict"):
+        return settings.to_dict()
+    from dataclasses import asdict
+
+    return asdict(settings)
+
+
+def _jsonable(value):
+    return json.loads(json.dumps(value, default=lambda o: list(o) if isinstance(o, (set, tuple)) else str(o)))
+
+
+def _train(payload, progress):
+    documents = payload.get("documents")
+    if not isinstance(documents, list) or not all(isinstance(d, str) for d in documents):
+        raise RequestError("train needs payload.documents, a list of strings")
+    settings = _settings_from(payload)
+    throttle = _Throttle(progress, "train")
+    started = time.perf_counter()
+    result = train_corpus(documents, settings, on_progress=throttle, record=bool(payload.get("record")))
+    seconds = time.perf_counter() - started
+    truncation = payload.get("truncation")
+    if truncation is not None:
+        truncation = {"original_characters": int(truncation["original_characters"]),
+                      "kept_characters": int(truncation["kept_characters"])}
+    entry = _Entry(result.tokenizer, result=result, source="trained",
+                   text="".join(result.documents)[:SELF_CHECK_CHARS], heldout=payload.get("heldout") or "",
+                   name=payload.get("name") or "", truncation=truncation)
+    entry.char_limit = int(payload.get("char_limit") or CHAR_LIMIT)
+    handle = _register(entry)
+    info = _describe(handle, entry)
+    info["seconds"] = round(seconds, 3)
+    if payload.get("report", True):
+        info["report"] = _report(entry, payload.get("heldout") or None, progress)
+    return info
+
+
+def _report(entry, heldout, progress):
+    """The compression report (report.py) for the training text and the held-out text."""
+    throttle = _Throttle(progress, "report")
+    throttle(0, 1)
+    return _jsonable(report.compression_report(entry.result, heldout, on_progress=throttle))
+
+
+def _export(payload, progress):
+    entry = _entry(payload)
+    if entry.result is None:
+        raise RequestError("only a tokenizer trained here can be exported with a manifest; "
+                           "an imported one is already in files")
+    id_layout = payload.get("id_layout", "seed")
+    files = artifacts.export_files(entry.result, id_layout=id_layout, char_limit=entry.char_limit,
+                                   truncation=entry.truncation)
+    listing = [{"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                "base64": _b64(data)} for name, data in files.items()]
+    return {"files": listing, "id_layout": id_layout, "self_check": _self_check(entry, files)}
+
+
+def _self_check(entry, files):
+    """Load the exported files back and check that they encode a sample as the original does."""
+    sample = entry.text or "hello world"
+    try:
+        check = artifacts.self_check(files, entry.tokenizer, sample)
+    except Exception as error:  # the check reports, it never hides a failure
+        check = {"ok": False, "message": f"Self-check FAILED: the exported files do not load back: {error}"}
+    check["sample_chars"] = len(sample)
+    return check
+
+
+def _import(payload, progress):
+    raw = payload.get("files")
+    if not isinstance(raw, list) or not raw:
+        raise RequestError("import needs payload.files, a list of {name, base64}")
+    files = {}
+    for item in raw:
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            raise RequestError(f"import: a file without a name: {item!r}")
+        files[name] = base64.b64decode(item.get("base64", ""), validate=True)
+    tokenizer = artifacts.load_files(files)
+    entry = _Entry(tokenizer, source="imported", name=payload.get("name") or ", ".join(sorted(files)),
+                   files=files)
+    handle = _register(entry)
+    return _describe(handle, entry)
+
+
+def _encode(payload, progress):
+    """Encode one text with one or several tokenizers (the compare view asks for several)."""
+    text = payload.get("text")
+    if not isinstance(text, str):
+        raise RequestError("encode needs payload.text, a string")
+    handles = payload.get("handles") or [payload.get("handle")]
+    allowed = payload.get("allowed_special", "all")
+    if isinstance(allowed, list):
+        allowed = set(allowed)
+    out = []
+    for handle in handles:
+        entry = _entry({"handle": handle})
+        out.append({"handle": handle, "ids": entry.tokenizer.encode(text, allowed_special=allowed)})
+    return {"results": out}
+
+
+def _describe_request(payload, progress):
+    entry = _entry(payload)
+    return _describe(payload["handle"], entry, include_vocab=payload.get("vocab", True))
+
+
+def _drop(payload, progress):
+    _entry(payload)
+    del _REGISTRY[payload["handle"]]
+    return {"dropped": payload["handle"]}
+
+
+def _validate_pattern(payload, progress):
+    """Compile a custom pre-tokenizer pattern and show how it splits a sample."""
+    pretokenizer = get_pretokenizer("custom", pattern=payload.get("pattern"))
+    sample = payload.get("sample") or ""
+    return {"pieces": pretokenizer.split(sample)[:200]}
+
+
+def _ping(payload, progress):
+    return {"pong": payload.get("echo")}
+
+
+_HANDLERS = {
+    "ping": _ping,
+    "train": _train,
+    "export": _export,
+    "import": _import,
+    "encode": _encode,
+    "describe": _describe_request,
+    "drop": _drop,
+    "pattern": _validate_pattern,
+}
+
+
+def handle(kind, payload_json, progress=None):
+    """Answer one request; always returns JSON {"ok": true, "result"} or {"ok": false, "error"}.
+
+    >>> json.loads(handle("ping", '{"echo": 1}'))
+    {'ok': True, 'result': {'pong': 1}}
+    >>> json.loads(handle("nope", "{}"))["error"]["type"]
+    'RequestError'
+    """
+    try:
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            raise RequestError(f"unknown request type {kind!r}; known: {sorted(_HANDLERS)!r}")
+        payload = json.loads(payload_json) if payload_json else {}
+        if not isinstance(payload, dict):
+            raise RequestError(f"the payload must be a JSON object, got {type(payload).__name__}")
+        result = handler(payload, progress)
+        return json.dumps({"ok": True, "result": result})
+    except Exception as error:
+        message = str(error) or error.__class__.__name__
+        return json.dumps({"ok": False, "error": {"type": error.__class__.__name__, "message": message}})

@@ -1,0 +1,65 @@
+// Small DOM helpers. Text only ever enters the page through textContent or
+// createTextNode, so nothing a user types or loads can become markup.
+
+/** el("li", {className: "x", onclick: f}, "text", child) */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "className") node.className = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+export function append(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export function clear(node) {
+  node.replaceChildren();
+  return node;
+}
+
+// The HTML parser puts <svg> in the SVG namespace; asking it keeps absolute URLs out of our files.
+const SVG_NS = new DOMParser().parseFromString("<svg></svg>", "text/html").querySelector("svg").namespaceURI;
+
+/** svg("line", {x1: 0, ...}) — SVG elements need their namespace. */
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null) continue;
+    if (key === "text") node.textContent = value;
+    else node.setAttribute(key, String(value));
+  }
+  for (const child of children.flat(Infinity)) if (child) node.append(child);
+  return node;
+}
+
+export const numberFormat = new Intl.NumberFormat("en-US");
+export const fmt = (n) => numberFormat.format(n);
+
+export function fmtBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MB`;
+}
+
+export function show(node, message, kind) {
+  node.textContent = message;
+  node.className = `alert${kind ? " " + kind : ""}`;
+  node.hidden = false;
+}
+
+export function hide(node) {
+  node.hidden = true;
+  node.textContent = "";
+}

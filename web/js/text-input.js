@@ -1,0 +1,141 @@
+// Text that goes into training: the character limit, strict UTF-8 decoding
+// of files, lone surrogates in pasted text, and splitting into documents.
+// "Characters" are Unicode code points, as Python's len() counts them, so the
+// counter, the limit and the manifest agree.
+import { utf8SequenceLength } from "./tokens.js";
+
+export const DEFAULT_CHAR_LIMIT = 1_000_000;
+
+export class TextInputError extends Error {
+  constructor(message) { super(message); this.name = "TextInputError"; }
+}
+
+/** Number of code points in a JS string (a surrogate pair is one character). */
+export function countChars(text) {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++; }
+    }
+  }
+  return n;
+}
+
+/** The first `limit` code points of `text`, never cutting a surrogate pair. */
+export function firstChars(text, limit) {
+  let chars = 0;
+  let i = 0;
+  while (i < text.length && chars < limit) {
+    const c = text.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+    chars++;
+  }
+  return text.slice(0, i);
+}
+
+/** Line (1-based), column (1-based, in characters) of a UTF-16 index. */
+function lineColumn(text, index) {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < index; i++) if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
+  return { line, column: countChars(text.slice(lineStart, index)) + 1, char: countChars(text.slice(0, index)) };
+}
+
+/** null, or where the first lone surrogate is: {index, line, column, char, code}. */
+export function findLoneSurrogate(text) {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { i++; continue; }
+    return { index: i, code: c, ...lineColumn(text, i) };
+  }
+  return null;
+}
+
+export function loneSurrogateMessage(where, what = "The text") {
+  const code = where.code.toString(16).toUpperCase();
+  return `${what} contains a lone surrogate (U+${code}) at character ${where.char + 1} ` +
+    `(line ${where.line}, column ${where.column}). It is half of an emoji or other character that lost its other half, ` +
+    `often by copying from a program that cut a string in the wrong place, and it cannot be written as UTF-8. ` +
+    `Delete it or paste the text again.`;
+}
+
+/** The offset of the first byte that is not valid UTF-8, or -1. */
+export function firstInvalidUtf8(bytes) {
+  let i = 0;
+  while (i < bytes.length) {
+    if (bytes[i] < 0x80) { i++; continue; }
+    const n = utf8SequenceLength(bytes, i);
+    if (n === 0) return i;
+    i += n;
+  }
+  return -1;
+}
+
+const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** Decode a file's bytes as UTF-8, or throw a TextInputError naming the byte offset and line. */
+export function decodeUtf8(bytes, name) {
+  try {
+    return strictDecoder.decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    let line = 1;
+    for (let i = 0; i < offset; i++) if (bytes[i] === 10) line++;
+    const shown = Array.from(bytes.subarray(offset, offset + 4), (b) => b.toString(16).toUpperCase().padStart(2, "0")).join(" ");
+    throw new TextInputError(
+      `${name} is not valid UTF-8: the byte at offset ${offset} (line ${line}) starts bytes ${shown}, which no UTF-8 character uses. ` +
+      `Save the file as UTF-8 (for example with iconv -f latin1 -t utf-8) and open it again.`);
+  }
+}
+
+/** Read File objects as documents [{name, text, chars}]; throws on the first bad file. */
+export async function readTextFiles(files) {
+  const out = [];
+  for (const file of files) {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const text = decodeUtf8(bytes, file.name);
+    out.push({ name: file.name, text, chars: countChars(text), bytes: bytes.length });
+  }
+  return out;
+}
+
+/** The separator string a setting stands for ("" = none). */
+export function separatorString(mode, custom) {
+  if (mode === "line") return "\n";
+  if (mode === "blank") return "\n\n";
+  if (mode === "custom") return (custom || "").replace(/\\n/g, "\n").replace(/\\t/g, "\t");
+  return "";
+}
+
+/** Documents from the opened files and the text box, split by the separator; empty ones dropped. */
+export function collectDocuments(files, text, separator) {
+  const docs = files.map((f) => f.text);
+  if (text) {
+    if (separator) docs.push(...text.split(separator));
+    else docs.push(text);
+  }
+  return docs.filter((d) => d.length > 0);
+}
+
+/**
+ * Cut documents to the first `limit` characters in total, in order.
+ * Returns {documents, keptChars, totalChars}.
+ */
+export function truncateDocuments(documents, limit) {
+  const out = [];
+  let kept = 0;
+  let total = 0;
+  for (const doc of documents) total += countChars(doc);
+  for (const doc of documents) {
+    if (kept >= limit) break;
+    const n = countChars(doc);
+    if (kept + n <= limit) { out.push(doc); kept += n; continue; }
+    const part = firstChars(doc, limit - kept);
+    out.push(part);
+    kept += countChars(part);
+  }
+  return { documents: out, keptChars: kept, totalChars: total };
+}

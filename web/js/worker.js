@@ -1,0 +1,82 @@
+// The module worker: boots Pyodide from our own folder, unpacks the bpelab
+// package and answers requests through bpelab.worker_api. Protocol (STYLE.md):
+//   boot:    {type:"boot", stage, step, steps} ... then {type:"ready", versions} | {type:"fatal", message}
+//   request: {id, type, payload}
+//   replies: {id, type:"progress", payload}* then {id, type:"result", payload} | {id, type:"error", error:{type, message}}
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+
+const SITE = new URL("../", import.meta.url);
+const BOOT_STAGES = ["config", "runtime", "package", "import"];
+
+let handle = null; // Python callable: handle(kind, payload_json, progress) -> reply_json
+const queue = [];  // requests that arrive before boot finishes
+
+function stage(name) {
+  self.postMessage({ type: "boot", stage: name, step: BOOT_STAGES.indexOf(name) + 1, steps: BOOT_STAGES.length });
+}
+
+async function fetchOk(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`could not load ${url.pathname}: HTTP ${response.status}`);
+  return response;
+}
+
+async function boot() {
+  stage("config");
+  const build = await (await fetchOk(new URL("build.json", SITE))).json();
+  stage("runtime");
+  const indexURL = new URL("pyodide/", SITE).href;
+  const pyodide = await loadPyodide({
+    indexURL,
+    // Packages would otherwise resolve against the CDN; we load none, and
+    // pointing the package base at our own folder keeps every URL same-origin.
+    packageBaseUrl: indexURL,
+    fullStdLib: false,
+    stdout: (line) => console.log("[py]", line),
+    stderr: (line) => console.warn("[py]", line),
+  });
+  stage("package");
+  // The hash in the query string makes a rebuilt package bypass any cached copy.
+  const zipURL = new URL(`py/bpelab.zip?v=${build.package_sha256.slice(0, 16)}`, SITE);
+  const zip = await (await fetchOk(zipURL)).arrayBuffer();
+  pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide/site" });
+  stage("import");
+  pyodide.runPython("import sys\nif '/home/pyodide/site' not in sys.path: sys.path.insert(0, '/home/pyodide/site')");
+  const api = pyodide.pyimport("bpelab.worker_api");
+  api.configure(JSON.stringify({ site: SITE.href, ranks: build.ranks || [] }));
+  handle = api.handle;
+  const versions = JSON.parse(api.versions());
+  versions.pyodide = pyodide.version;
+  versions.build = { bpelab: build.bpelab, pyodide: build.pyodide };
+  self.postMessage({ type: "ready", versions });
+}
+
+function answer(request) {
+  const { id, type, payload } = request;
+  // Python calls this with a JSON string; the page throttles nothing, so Python does.
+  const progress = (json) => self.postMessage({ id, type: "progress", payload: JSON.parse(json) });
+  let reply;
+  try {
+    reply = JSON.parse(handle(type, JSON.stringify(payload ?? {}), progress));
+  } catch (error) {
+    // Only a bug in worker_api itself lands here: it turns Python errors into replies.
+    self.postMessage({ id, type: "error", error: { type: error.type || error.name || "Error", message: String(error.message || error) } });
+    return;
+  }
+  if (reply.ok) self.postMessage({ id, type: "result", payload: reply.result });
+  else self.postMessage({ id, type: "error", error: reply.error });
+}
+
+self.onmessage = (event) => {
+  const request = event.data;
+  if (!request || typeof request.id !== "number") return;
+  if (handle) answer(request);
+  else queue.push(request);
+};
+
+boot().then(
+  () => { while (queue.length) answer(queue.shift()); },
+  (error) => {
+    self.postMessage({ type: "fatal", message: `Python could not start: ${error && error.message ? error.message : error}` });
+  },
+);
