@@ -1,0 +1,129 @@
+"""The `bpelab` command: files byte-identical to the API's, encode/decode/report, errors."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bpelab import train
+from bpelab.artifacts import export_files
+from bpelab.cli import main
+from bpelab.train import TrainSettings
+
+TEXT = "low low low low low\nlower lower widest widest widest\nnewest newest newest newest newest newest\n"
+
+
+def run(*args, stdin=None):
+    """Run the CLI in a subprocess, as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "bpelab", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture()
+def corpus(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text(TEXT * 5 + "Xin chào thế giới 新しい 🙂<|endoftext|>second document\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("layout", ["seed", "gpt2"])
+def test_train_writes_the_api_bytes(corpus, tmp_path, layout):
+    out = tmp_path / "out"
+    proc = run("train", str(corpus), "--vocab-size", "300", "--id-layout", layout, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    result = train(corpus.read_text(encoding="utf-8"), TrainSettings(vocab_size=300))
+    expected = export_files(result, id_layout=layout)
+    assert sorted(os.listdir(out)) == sorted(expected)
+    for name, data in expected.items():
+        assert (out / name).read_bytes() == data, name
+
+
+def test_train_settings_reach_the_manifest(corpus, tmp_path):
+    out = tmp_path / "out"
+    proc = run("train", str(corpus), "--merges", "20", "--pretokenizer", "whitespace", "--tie-break", "first-seen",
+               "--min-count", "2", "--special", "<|a|>", "--special", "<|b|>", "--out", str(out), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["tie_break"] == "first-seen"
+    assert manifest["pretokenizer"]["name"] == "whitespace"
+    assert manifest["stopping"]["num_merges"] == 20 and manifest["stopping"]["min_count"] == 2
+    assert [s["token"] for s in manifest["special_tokens"]] == ["<|a|>", "<|b|>"]
+
+
+def test_workers_give_identical_files(tmp_path):
+    # Many documents separated by special tokens, so the parallel path really cuts.
+    text = "<|endoftext|>".join(f"story {i}: the cat sat on mat number {i * 7}. 日本語 {i}" for i in range(3000))
+    path = tmp_path / "big.txt"
+    path.write_text(text, encoding="utf-8")
+    from bpelab import parallel
+
+    one = train(text, vocab_size=400)
+    settings = TrainSettings(vocab_size=400)
+    saved = parallel.MIN_PARALLEL_CHARS
+    parallel.MIN_PARALLEL_CHARS = 0  # force the process pool on this small file
+    try:
+        table = parallel.count_pieces_parallel([text], settings, 2)
+        many = train(text, settings, workers=2)
+    finally:
+        parallel.MIN_PARALLEL_CHARS = saved
+    assert list(table.items()) == [(p.decode(), c) for p, c in one.pieces]
+    assert export_files(one) == export_files(many)
+
+
+def test_encode_decode_round_trip(corpus, tmp_path):
+    out = tmp_path / "tok"
+    assert run("train", str(corpus), "--vocab-size", "280", "--out", str(out), "--quiet").returncode == 0
+    encoded = run("encode", "--tokenizer", str(out), "--text", "the lowest café 🙂")
+    assert encoded.returncode == 0, encoded.stderr
+    ids = encoded.stdout.split()
+    decoded = run("decode", "--tokenizer", str(out), *ids)
+    assert decoded.stdout == "the lowest café 🙂"
+
+
+def test_encode_special_policy(corpus, tmp_path):
+    out = tmp_path / "tok"
+    run("train", str(corpus), "--vocab-size", "280", "--out", str(out), "--quiet")
+    refused = run("encode", "--tokenizer", str(out), "--text", "a<|endoftext|>")
+    assert refused.returncode == 2 and "allowed_special" in refused.stderr
+    allowed = run("encode", "--tokenizer", str(out), "--special", "allow", "--text", "a<|endoftext|>")
+    assert allowed.stdout.split() == ["97", "279"]
+    as_text = run("encode", "--tokenizer", str(out), "--special", "text", "--format", "json", "--text", "<|endoftext|>")
+    assert 279 not in json.loads(as_text.stdout)
+
+
+def test_report(corpus, tmp_path, capsys):
+    out = tmp_path / "tok"
+    run("train", str(corpus), "--vocab-size", "280", "--out", str(out), "--quiet")
+    held = tmp_path / "held.txt"
+    held.write_text("newest widest lower\n", encoding="utf-8")
+    assert main(["report", "--tokenizer", str(out), "--json", str(held)]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["bytes"] == 20 and stats["words"] == 3 and stats["tokens"] < 20
+
+
+def test_invalid_utf8_names_the_byte(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"line one\nline \xff two\n")
+    proc = run("train", str(bad), "--merges", "3", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2
+    assert "invalid UTF-8 at byte 14 (line 2)" in proc.stderr and str(bad) in proc.stderr
+
+
+def test_over_the_limit_asks_and_truncate_records(tmp_path):
+    path = tmp_path / "long.txt"
+    path.write_text("abcdefghij" * 10, encoding="utf-8")
+    proc = run("train", str(path), "--merges", "3", "--char-limit", "50", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2 and "over the limit of 50" in proc.stderr and "--truncate" in proc.stderr
+    proc = run("train", str(path), "--merges", "3", "--char-limit", "50", "--truncate", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert manifest["truncation"] == {"original_characters": 100, "kept_characters": 50}
+    assert manifest["char_limit"] == 50 and manifest["corpus"]["characters"] == 50
+
+
+def test_bad_tokenizer_argument():
+    proc = run("encode", "--tokenizer", "/nonexistent/dir", "--text", "x")
+    assert proc.returncode == 2 and "neither a directory, a file, nor one of gpt2, cl100k, o200k" in proc.stderr
