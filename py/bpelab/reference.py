@@ -8,7 +8,8 @@ in first-seen order, exactly as seed 004's Counter does.
 
 from collections import Counter
 
-from .train import TrainSettings, count_pieces, split_documents
+from .pretokenize import split_special
+from .train import TrainSettings, split_documents
 
 
 def _merge(seq, pair, new):
@@ -33,10 +34,13 @@ def reference_train(corpus, settings=None, **overrides):
     """
     settings = settings or TrainSettings(**overrides)
     documents = split_documents(corpus, settings.document_separator)
-    table = count_pieces(documents, settings.get_pretokenizer(), settings.special_tokens)
+    pretokenizer = settings.get_pretokenizer()
     rows = Counter()  # tuple of ids -> count, in first-seen order
-    for piece, count in table.items():
-        rows[tuple(piece.encode("utf-8"))] += count
+    for doc in documents:
+        for chunk, _start, is_special in split_special(doc, settings.special_tokens):
+            if not is_special:
+                for piece in pretokenizer.split(chunk):
+                    rows[tuple(piece.encode("utf-8"))] += 1
     vocab = {i: bytes([i]) for i in range(256)}
     merges, counts = [], []
     budget = settings.merge_budget()

@@ -28,6 +28,8 @@ Not here: the plain reference trainer (`reference.py`), encoding (`tokenizer.py`
 
 import hashlib
 import heapq
+from collections import Counter, defaultdict
+from operator import add
 from dataclasses import dataclass, field, asdict
 
 from .pretokenize import PRETOKENIZER_NAMES, get_pretokenizer, split_special
@@ -216,16 +218,24 @@ def check_char_limit(documents, limit):
         )
 
 
-def count_pieces(documents, pretokenizer, special_tokens):
-    """The pre-token table {piece: count}, in first-seen order; specials are boundaries.
+def count_pieces(documents, pretokenizer, special_tokens, *, first_seen_order=False):
+    """The pre-token table {piece: count}; specials are boundaries.
 
-    >>> count_pieces(["ab ab<|x|>ab"], get_pretokenizer("whitespace"), ["<|x|>"])
+    With `first_seen_order`, pieces are in the order of their first
+    occurrence, which the first-seen tie-break needs; otherwise the order is
+    whatever the fast counter gives (the other tie-breaks do not depend on it).
+
+    >>> count_pieces(["ab ab<|x|>ab"], get_pretokenizer("whitespace"), ["<|x|>"], first_seen_order=True)
     {'ab': 2, ' ab': 1}
     """
     table = {}
     for doc in documents:
         for chunk, _start, is_special in split_special(doc, special_tokens):
             if is_special:
+                continue
+            if first_seen_order:
+                for piece in pretokenizer.split(chunk):
+                    table[piece] = table.get(piece, 0) + 1
                 continue
             for piece, count in pretokenizer.count(chunk).items():
                 table[piece] = table.get(piece, 0) + count
@@ -255,12 +265,13 @@ def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, *
         except ValueError as error:
             raise type(error)(f"document {i}: {error}") from None
     pretokenizer = settings.get_pretokenizer()
-    if workers > 1:
+    if workers > 1 and settings.tie_break != "first-seen":
         from .parallel import count_pieces_parallel  # multiprocessing: not in Pyodide
 
         table = count_pieces_parallel(documents, settings, workers)
     else:
-        table = count_pieces(documents, pretokenizer, settings.special_tokens)
+        first_seen = settings.tie_break == "first-seen"
+        table = count_pieces(documents, pretokenizer, settings.special_tokens, first_seen_order=first_seen)
     pieces = [(piece.encode("utf-8"), count) for piece, count in table.items()]
     trainer = _Trainer(pieces, settings, on_progress, record)
     trainer.run()
@@ -294,6 +305,15 @@ def _descending_key(token):
     return bytes(out)
 
 
+_SCALE = (1 << 21).__mul__  # a -> a << 21, as a C-level function for map()
+
+# Pairs are ints, (a << _SHIFT) | b: ints hash and compare faster than tuples,
+# and their order is the order of (a, b), which the smaller-id rule needs.
+_SHIFT = 21
+_MASK = (1 << _SHIFT) - 1
+MAX_VOCAB = 1 << _SHIFT
+
+
 class _Trainer:
     """One training run's state; `run` fills merges, vocab and stop_reason."""
 
@@ -310,25 +330,27 @@ class _Trainer:
         self.steps = [] if record else None
         self.tie_break = settings.tie_break
         self.sort_keys = {i: _descending_key(token) for i, token in self.vocab.items()}
+        if 256 + settings.merge_budget() >= MAX_VOCAB:
+            raise ValueError(f"at most {MAX_VOCAB - 257:,} merges are supported, got {settings.merge_budget():,}")
 
     # -- the heap ----------------------------------------------------------
-    def entry(self, count, a, b):
+    def entry(self, count, key):
+        """A heap entry: the smallest entry is the best pair; the key is last."""
         if self.tie_break == "greater":
-            return (-count, self.sort_keys[a], self.sort_keys[b], a, b)
-        return (-count, a, b)
+            return (-count, self.sort_keys[key >> _SHIFT], self.sort_keys[key & _MASK], key)
+        return (-count, key)  # smaller-id; first-seen breaks ties at pop time
 
     def pop_best(self):
-        """The best pair as (a, b, count), or None when no pair is left."""
+        """The best pair as (key, count), or None when no pair is left."""
         heap, pair_counts = self.heap, self.pair_counts
         while heap:
             top = heap[0]
-            a, b = top[-2], top[-1]
-            if pair_counts.get((a, b)) != -top[0]:
+            if pair_counts.get(top[-1]) != -top[0]:
                 heapq.heappop(heap)  # stale: the count changed since this push
                 continue
             if self.tie_break != "first-seen":
                 heapq.heappop(heap)
-                return a, b, -top[0]
+                return top[-1], -top[0]
             return self.pop_first_seen(-top[0])
         return None
 
@@ -338,39 +360,41 @@ class _Trainer:
         heap, pair_counts = self.heap, self.pair_counts
         tied = {}
         while heap and -heap[0][0] == count:
-            _, a, b = heapq.heappop(heap)
-            if pair_counts.get((a, b)) == count:
-                tied[(a, b)] = True
+            key = heapq.heappop(heap)[-1]
+            if pair_counts.get(key) == count:
+                tied[key] = True
         best = min(tied, key=self.first_occurrence)
-        for a, b in tied:
-            if (a, b) != best:
-                heapq.heappush(heap, self.entry(count, a, b))
-        return best[0], best[1], count
+        for key in tied:
+            if key != best:
+                heapq.heappush(heap, self.entry(count, key))
+        return best, count
 
-    def first_occurrence(self, pair):
-        a, b = pair
-        for row in sorted(self.where[pair]):
+    def first_occurrence(self, key):
+        a, b = key >> _SHIFT, key & _MASK
+        for row in sorted(self.where[key]):
             w = self.words[row]
             for i in range(len(w) - 1):
                 if w[i] == a and w[i + 1] == b:
                     return row, i
-        raise AssertionError(f"pair {pair} has a count but no row holds it")
+        raise AssertionError(f"pair {(a, b)} has a count but no row holds it")
 
     # -- the run -----------------------------------------------------------
     def run(self):
         words, counts = self.words, self.counts
-        pair_counts = {}  # (int, int) -> int
-        where = {}  # (int, int) -> set of row indexes
+        pair_counts = Counter()  # pair key -> count
+        where = defaultdict(list)  # pair key -> rows that held it (a row may repeat)
+        count_once = pair_counts.update  # C-level counting for the many rows seen once
         for row, (w, c) in enumerate(zip(words, counts)):
-            for pair in zip(w, w[1:]):
-                pair_counts[pair] = pair_counts.get(pair, 0) + c
-                rows = where.get(pair)
-                if rows is None:
-                    where[pair] = {row}
-                else:
-                    rows.add(row)
+            keys = list(map(add, map(_SCALE, w), w[1:]))  # the row's pairs as keys, in C
+            if c == 1:
+                count_once(keys)
+            else:
+                for key in keys:
+                    pair_counts[key] += c
+            for key in set(keys):
+                where[key].append(row)
         self.pair_counts, self.where = pair_counts, where
-        self.heap = [self.entry(c, a, b) for (a, b), c in pair_counts.items()]
+        self.heap = [self.entry(c, key) for key, c in pair_counts.items()]
         heapq.heapify(self.heap)
         self.tokens = sum(len(w) * c for w, c in zip(words, counts))
 
@@ -386,11 +410,11 @@ class _Trainer:
             if best is None:
                 self.stop_reason = "no_pairs"
                 break
-            a, b, count = best
+            key, count = best
             if count < settings.min_count:
                 self.stop_reason = "min_count"
                 break
-            step = self.merge(a, b, count)
+            step = self.merge(key, count)
             if self.steps is not None:
                 step["top"] = top
                 self.steps.append(step)
@@ -403,8 +427,9 @@ class _Trainer:
         if self.on_progress is not None and self.on_progress(done, total) is False:
             raise TrainingCancelled(f"training cancelled after {done} of {total} merges")
 
-    def merge(self, a, b, count):
-        """Merge (a, b) everywhere; returns the step record (or None)."""
+    def merge(self, key, count):
+        """Merge the pair everywhere; returns the step record (or None)."""
+        a, b = key >> _SHIFT, key & _MASK
         new_bytes = self.vocab[a] + self.vocab[b]
         # Two different pairs can spell the same bytes; like HF tokenizers we
         # then reuse the existing id rather than add a duplicate token.
@@ -420,71 +445,81 @@ class _Trainer:
         words, counts, pair_counts, where = self.words, self.counts, self.pair_counts, self.where
         recording = self.steps is not None
         changed_rows = [] if recording else None
-        delta = {}  # (int, int) -> change in count
-        new_rows = {}  # (int, int) -> rows that now hold the pair
+        delta = defaultdict(int)  # pair key -> change in count
+        new_rows = defaultdict(list)  # pair key -> rows that now hold it
+        new_shifted = new << _SHIFT
+        b_shifted = b << _SHIFT
         merged_total = 0
-        for row in where.pop((a, b)):
+        for row in set(where.pop(key)):  # a row may be listed more than once
             w = words[row]
-            c = counts[row]
             before = list(w) if recording else None
-            index = w.index
-            i = 0
-            hit = False
-            while True:
-                try:
-                    i = index(a, i)
-                except ValueError:
-                    break
-                if i + 1 < len(w) and w[i + 1] == b:
-                    hit = True
-                    merged_total += c
-                    if i:
-                        left = w[i - 1]
-                        pair = (left, a)
-                        delta[pair] = delta.get(pair, 0) - c
-                        pair = (left, new)
-                        delta[pair] = delta.get(pair, 0) + c
-                        new_rows.setdefault(pair, []).append(row)
-                    w[i] = new
-                    del w[i + 1]
-                    if i + 1 < len(w):
-                        right = w[i + 1]
-                        pair = (b, right)
-                        delta[pair] = delta.get(pair, 0) - c
-                        pair = (new, right)
-                        delta[pair] = delta.get(pair, 0) + c
-                        new_rows.setdefault(pair, []).append(row)
-                i += 1
-            if hit and recording:
-                changed_rows.append((row, c, before, list(w)))
-        del pair_counts[(a, b)]
-        delta.pop((a, b), None)
+            if a == b:
+                hits = self.merge_row_same(w, a, new, counts[row], row, delta, new_rows)
+            else:
+                # A sentinel `a` at the end lets index() always succeed, so the
+                # scan needs no exception to stop; it cannot pair with b != a.
+                w.append(a)
+                index = w.index
+                last = len(w) - 1  # the sentinel's position
+                i = index(a)
+                hits = 0
+                if i < last:
+                    c = counts[row]
+                    while i < last:
+                        if w[i + 1] == b:
+                            hits += 1
+                            if i:
+                                left = w[i - 1] << _SHIFT
+                                delta[left | a] -= c
+                                k = left | new
+                                delta[k] += c
+                                new_rows[k].append(row)
+                            w[i] = new
+                            del w[i + 1]
+                            last -= 1
+                            if i + 1 < last:
+                                right = w[i + 1]
+                                delta[b_shifted | right] -= c
+                                k = new_shifted | right
+                                delta[k] += c
+                                new_rows[k].append(row)
+                        i = index(a, i + 1)
+                    merged_total += hits * c
+                w.pop()
+            if hits and recording:
+                changed_rows.append((row, counts[row], before, list(w)))
+        if a == b:
+            merged_total = self.same_merged
+            self.same_merged = 0
+        del pair_counts[key]
+        delta.pop(key, None)
         self.tokens -= merged_total
 
         vanished, appeared = [], []
         heap = self.heap
         entry = self.entry
-        for pair, d in delta.items():
+        push = heapq.heappush
+        for k, d in delta.items():
             if not d:
                 continue
-            old = pair_counts.get(pair, 0)
+            old = pair_counts.get(k, 0)
             now = old + d
             if now:
-                pair_counts[pair] = now
-                heapq.heappush(heap, entry(now, pair[0], pair[1]))
+                pair_counts[k] = now
+                push(heap, entry(now, k))
             else:
-                del pair_counts[pair]
+                del pair_counts[k]
             if recording:
                 if now == 0:
-                    vanished.append((pair[0], pair[1], old))
+                    vanished.append((k >> _SHIFT, k & _MASK, old))
                 elif old == 0:
-                    appeared.append((pair[0], pair[1], now))
-        for pair, rows in new_rows.items():
-            held = where.get(pair)
+                    appeared.append((k >> _SHIFT, k & _MASK, now))
+        for k, rows in new_rows.items():
+            held = where.get(k)
             if held is None:
-                where[pair] = set(rows)
+                where[k] = rows
             else:
-                held.update(rows)
+                held += rows
 
         if not recording:
             return None
@@ -505,6 +540,31 @@ class _Trainer:
             "tokens_after": self.tokens,
         }
 
+    same_merged = 0
+
+    def merge_row_same(self, w, a, new, c, row, delta, new_rows):
+        """Merge (a, a) in one row, left to right without overlap; returns the hits."""
+        hits = 0
+        i = 0
+        while i < len(w) - 1:
+            if w[i] == a and w[i + 1] == a:
+                hits += 1
+                if i:
+                    left = w[i - 1] << _SHIFT
+                    delta[left | a] -= c
+                    delta[left | new] += c
+                    new_rows[left | new].append(row)
+                w[i] = new
+                del w[i + 1]
+                if i + 1 < len(w):
+                    right = w[i + 1]
+                    delta[(a << _SHIFT) | right] -= c
+                    delta[(new << _SHIFT) | right] += c
+                    new_rows[(new << _SHIFT) | right].append(row)
+            i += 1
+        self.same_merged += hits * c
+        return hits
+
     def top_pairs(self):
         """The best pairs before a merge, in tie-break order: [(a, b, count)]."""
         heap, pair_counts = self.heap, self.pair_counts
@@ -512,12 +572,11 @@ class _Trainer:
         while heap and len(seen) < _TOP_PAIRS:
             item = heapq.heappop(heap)
             popped.append(item)
-            pair = (item[-2], item[-1])
-            if pair not in seen and pair_counts.get(pair) == -item[0]:
-                seen.add(pair)
+            if item[-1] not in seen and pair_counts.get(item[-1]) == -item[0]:
+                seen.add(item[-1])
         for item in popped:
             heapq.heappush(heap, item)
-        top = sorted(seen, key=lambda p: self.entry(pair_counts[p], *p))
+        top = sorted(seen, key=lambda k: self.entry(pair_counts[k], k))
         if self.tie_break == "first-seen":
-            top.sort(key=lambda p: (-pair_counts[p], self.first_occurrence(p)))
-        return [(a, b, pair_counts[(a, b)]) for a, b in top]
+            top.sort(key=lambda k: (-pair_counts[k], self.first_occurrence(k)))
+        return [(k >> _SHIFT, k & _MASK, pair_counts[k]) for k in top]
