@@ -79,6 +79,7 @@ def test_parser_equals_tiktokens_loader(reference_ranks, key):
     ours = parse_tiktoken(path.read_bytes())
     assert ours == load_tiktoken_bpe(str(path))
     assert dump_tiktoken(ours) == path.read_bytes()
+    assert parse_tiktoken(path.read_bytes(), canonical=True) == ours
     assert load_ranks(key) == ours
 
 

@@ -24,14 +24,21 @@ class RankFileError(ValueError):
     """A `.tiktoken` rank file (or a rank table) that cannot be used."""
 
 
-def parse_tiktoken(data):
+def parse_tiktoken(data, *, canonical=False):
     """Read a `.tiktoken` file's bytes into {token bytes: rank}.
+
+    canonical=True skips the shape checks, for a caller that has already
+    proved the file is in tiktoken's exact shape with ranks 0..n-1 (say, by
+    its sha256); it saves about a third of the parse time.
 
     >>> parse_tiktoken(b"YQ== 0\\nYg== 1\\nYWI= 2\\n")
     {b'a': 0, b'b': 1, b'ab': 2}
     """
     if isinstance(data, str):
         data = data.encode("ascii", "replace")
+    if canonical:
+        tokens = data.split()[0::2]
+        return dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens))))
     # Fast path for the usual file: one `base64 rank` a line, ranks 0..n-1 in
     # order. The shape check is one C-level regex match; the per-line base64
     # decode is the real cost, so it runs in C too, through map().
