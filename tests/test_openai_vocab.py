@@ -193,6 +193,8 @@ EDGE_CASES = [
     "don't", "DON'T", "Don'T", "dOn't", "we'll", "WE'LL", "We'Ll", "I'm", "I'M", "they've", "THEY'VE",
     "you'd", "YOU'D", "it's", "IT'S", "It'S", "'s", "'S", "''s", "'''", "’s", "it’s", "y'all", "rock'n'roll",
     "O'Neil's", "'re'", " 're", "x'll've", "'tis", "ǅ's", "ÀÉ'S", "Σ's", "1's", " 's", "\n's", "'",
+    # (?i:...) folds 's' with U+017F LATIN SMALL LETTER LONG S, and 'k' with U+212A KELVIN SIGN
+    "it'ſ", "'ſ", "IT'ſ", "they'ſ'ſ", "'ſſ", "'\u212a", "we'LL",
     # letters, cases and marks
     "HTMLParser", "camelCaseWord", "ABCdef", "abcDEF", "ǅungla", "ʰʲ", "ÀÉÎõü", "ﬁﬂ", "ŉ", "İstanbul", "ß ẞ",
     "e\u0301", "Tie\u0302\u0301ng Vie\u0323\u0302t", "Z̴̡̢a̷l̸g̵o̶", "a\u0301\u0301\u0301\u0301", "\u0301a", " \u0301",
