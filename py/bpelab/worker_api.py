@@ -15,11 +15,13 @@ import hashlib
 import json
 import sys
 import time
+import traceback
 import unicodedata
 
 from . import artifacts, report
-from .train import CHAR_LIMIT, TrainSettings, train as train_corpus
+from .train import CHAR_LIMIT, TrainSettings, check_char_limit, train as train_corpus, truncate_documents
 from .pretokenize import get_pretokenizer
+from .ranks import recover_merges
 
 PROGRESS_INTERVAL = 0.05  # seconds between progress messages; the UI needs no more
 SELF_CHECK_CHARS = 20_000  # characters of the training text re-encoded after export
@@ -128,9 +130,21 @@ def _settings_from(payload):
 def _describe(handle, entry, *, include_vocab=True):
     """What the page shows about a tokenizer: sizes, merges with counts, every token's bytes."""
     tok = entry.tokenizer
-    merges = [list(pair) for pair in tok.merges]
+    vocab = tok.vocab
+    note = None
+    pairs = tok.merges
+    if pairs is None:
+        # A rank table (.tiktoken) has no merge list; recover it the way tiktoken's loader checks it.
+        by_bytes = {token: i for i, token in vocab.items()}
+        try:
+            pairs = [(by_bytes[a], by_bytes[b]) for a, b in recover_merges(by_bytes)]
+        except ValueError as error:
+            pairs, note = [], f"the merge list cannot be shown: {error}"
+    by_bytes = {token: i for i, token in vocab.items()}
+    # [left id, right id, id of the merged token]: in GPT-2's layout that id is not 256 + rank.
+    merges = [[a, b, by_bytes[vocab[a] + vocab[b]]] for a, b in pairs]
     counts = list(entry.result.merge_counts) if entry.result is not None else None
-    n_base = tok.n_vocab - len(tok.merges) - len(tok.special_tokens)
+    n_base = sum(1 for token in vocab.values() if len(token) == 1)
     info = {
         "handle": handle,
         "source": entry.source,
@@ -143,9 +157,10 @@ def _describe(handle, entry, *, include_vocab=True):
         "special_tokens": dict(tok.special_tokens),
         "pretokenizer": {"name": tok.pretokenizer.name, "pattern": tok.pretokenizer.pattern},
     }
+    if note:
+        info["merges_note"] = note
     if include_vocab:
         # Hex keeps partial UTF-8 exact; the page draws byte chips from it.
-        vocab = tok.vocab
         info["vocab"] = [vocab[i].hex() if i in vocab else None for i in range(max(vocab) + 1)]
     if entry.result is not None:
         result = entry.result
@@ -176,18 +191,21 @@ def _train(payload, progress):
     if not isinstance(documents, list) or not all(isinstance(d, str) for d in documents):
         raise RequestError("train needs payload.documents, a list of strings")
     settings = _settings_from(payload)
+    char_limit = payload.get("char_limit", CHAR_LIMIT)
+    # The same two functions as the CLI, so a cut text gives the same files there and here.
+    if payload.get("truncate"):
+        documents, truncation = truncate_documents(documents, char_limit)
+    else:
+        check_char_limit(documents, char_limit)
+        truncation = None
     throttle = _Throttle(progress, "train")
     started = time.perf_counter()
     result = train_corpus(documents, settings, on_progress=throttle, record=bool(payload.get("record")))
     seconds = time.perf_counter() - started
-    truncation = payload.get("truncation")
-    if truncation is not None:
-        truncation = {"original_characters": int(truncation["original_characters"]),
-                      "kept_characters": int(truncation["kept_characters"])}
     entry = _Entry(result.tokenizer, result=result, source="trained",
                    text="".join(result.documents)[:SELF_CHECK_CHARS], heldout=payload.get("heldout") or "",
                    name=payload.get("name") or "", truncation=truncation)
-    entry.char_limit = int(payload.get("char_limit") or CHAR_LIMIT)
+    entry.char_limit = char_limit
     handle = _register(entry)
     info = _describe(handle, entry)
     info["seconds"] = round(seconds, 3)
@@ -313,4 +331,8 @@ def handle(kind, payload_json, progress=None):
         return json.dumps({"ok": True, "result": result})
     except Exception as error:
         message = str(error) or error.__class__.__name__
-        return json.dumps({"ok": False, "error": {"type": error.__class__.__name__, "message": message}})
+        reply = {"type": error.__class__.__name__, "message": message}
+        if not isinstance(error, ValueError):
+            # Not a bad input but a bug: the page logs the traceback to the console for the report.
+            reply["traceback"] = traceback.format_exc(limit=-8)
+        return json.dumps({"ok": False, "error": reply})

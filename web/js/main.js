@@ -6,7 +6,7 @@ import { el, clear, fmt, fmtBytes, show, hide } from "./dom.js";
 import { hexToBytes, tokenNode, tokenLabel } from "./tokens.js";
 import {
   DEFAULT_CHAR_LIMIT, countChars, findLoneSurrogate, loneSurrogateMessage, readTextFiles,
-  separatorString, truncateDocuments, TextInputError,
+  separatorString, TextInputError,
 } from "./text-input.js";
 import { DEFAULTS, fromHash, toHash, validate, toTrainSettings } from "./settings.js";
 import { lineChart, barChart } from "./chart.js";
@@ -70,12 +70,15 @@ const state = {
   mergePage: 0,
   pendingTruncation: null,
   running: null,       // {kind, started} while a request runs
+  bootStages: [],      // the start-up stages seen, in order (shown in the status line)
+  runs: 0,             // training runs finished, results and export included
 };
 
 // ------------------------------------------------------------------ worker
 
 const client = new WorkerClient(new URL("./worker.js", import.meta.url), {
   onBoot: ({ stage, step, steps }) => {
+    state.bootStages.push(stage);
     const names = { config: "reading the build", runtime: "loading Python (Pyodide)", package: "loading the bpelab package", import: "importing bpelab" };
     ui.status.textContent = `Starting Python… step ${step} of ${steps}: ${names[stage] || stage}`;
     ui.bootProgress.value = step - 1;
@@ -138,7 +141,7 @@ function textDocuments() {
 function countDocuments(settings) {
   const sep = separatorString(settings.separator, settings.separator_text);
   let n = 0;
-  for (const doc of textDocuments()) n += sep ? doc.split(sep).filter(Boolean).length : 1;
+  for (const doc of textDocuments()) n += sep ? doc.split(sep).length : 1;
   return n;
 }
 
@@ -403,8 +406,7 @@ ui.limitTruncate.addEventListener("click", () => {
   if (!pending) return;
   state.pendingTruncation = null;
   ui.limitDialog.hidden = true;
-  const cut = truncateDocuments(pending.documents, state.settings.limit);
-  runTraining(cut.documents, { limit: state.settings.limit, original_chars: cut.totalChars, kept_chars: cut.keptChars });
+  runTraining(pending.documents, { truncate: true, originalChars: pending.chars });
 });
 ui.limitBack.addEventListener("click", () => {
   state.pendingTruncation = null;
@@ -447,7 +449,8 @@ async function runTraining(documents, truncation) {
     documents,
     settings: { ...toTrainSettings(settings), document_separator: separator || null },
     heldout: ui.heldout.value || null,
-    truncation,
+    // The worker cuts with the CLI's own function and records the cut in the manifest.
+    truncate: Boolean(truncation?.truncate),
     char_limit: settings.limit,
     name: state.sample ? state.sample.id : state.files.length ? state.files.map((f) => f.name).join("+") : "pasted text",
   };
@@ -462,8 +465,10 @@ async function runTraining(documents, truncation) {
     endRun();
     renderResults();
     await exportCurrent();
-    if (truncation) {
-      show(ui.runMessage, `Trained on the first ${fmt(truncation.kept_chars)} of ${fmt(truncation.original_chars)} characters, as you chose. The manifest records the cut.`, "warn");
+    // Counts finished runs, so a test (or a script) can tell this result from the one before.
+    ui.app.dataset.runs = String(++state.runs);
+    if (info.truncation) {
+      show(ui.runMessage, `Trained on the first ${fmt(info.truncation.kept_characters)} of ${fmt(info.truncation.original_characters)} characters, as you chose. The manifest records the cut.`, "warn");
     }
   } catch (error) {
     endRun();
@@ -532,8 +537,7 @@ function renderMergePage() {
   const end = Math.min(total, start + MERGES_PER_PAGE);
   const rows = [];
   for (let rank = start; rank < end; rank++) {
-    const [a, b] = info.merges[rank];
-    const id = info.n_base + rank;
+    const [a, b, id] = info.merges[rank];
     const count = info.merge_counts ? fmt(info.merge_counts[rank]) : "—";
     rows.push(el("tr", {},
       el("td", { text: String(rank) }),
@@ -543,7 +547,10 @@ function renderMergePage() {
       el("td", {}, tokenNode(tokenBytes(id))),
       el("td", { text: count })));
   }
-  if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: "5", text: "No merges were learned: no pair reached the minimum count." })));
+  if (!rows.length) {
+    const why = info.merges_note ? `No merge list: ${info.merges_note}` : "No merges were learned: no pair reached the minimum count.";
+    rows.push(el("tr", {}, el("td", { colspan: "5", text: why })));
+  }
   ui.mergeBody.replaceChildren(...rows);
   ui.mergeRange.textContent = total ? `Ranks ${fmt(start)}–${fmt(end - 1)} of ${fmt(total)} merges · page ${state.mergePage + 1} of ${pages}` : "0 merges";
   ui.mergePrev.disabled = state.mergePage === 0;
@@ -577,7 +584,7 @@ function renderVocab() {
   if (report?.train?.entries_used != null) stats.push(stat("Entries used on the training text", fmt(report.train.entries_used)));
   if (report?.heldout?.entries_used != null) stats.push(stat("Entries used on the held-out text", fmt(report.heldout.entries_used)));
   const lengths = [];
-  for (let id = info.n_base; id < info.n_base + info.n_merges; id++) lengths.push([id, tokenBytes(id).length]);
+  for (const [, , id] of info.merges) lengths.push([id, tokenBytes(id).length]);
   if (lengths.length) {
     const mean = lengths.reduce((n, [, l]) => n + l, 0) / lengths.length;
     stats.push(stat("Mean merged-token length", `${mean.toFixed(2)} bytes`));
@@ -761,6 +768,7 @@ async function importFiles(fileList) {
     state.current = info;
     state.exported = null;
     renderResults();
+    ui.app.dataset.runs = String(++state.runs);
     show(ui.importMessage, `Imported ${info.name}: ${fmt(info.n_vocab)} tokens, ${fmt(info.n_merges)} merges, ` +
       `${Object.keys(info.special_tokens).length} special tokens, pre-tokenizer ${info.pretokenizer.name}. Its merges are shown above.`, "ok");
     ui.importMessage.setAttribute("role", "status");

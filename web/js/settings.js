@@ -31,6 +31,7 @@ const KEYS = {
 };
 
 function intIn(value, lo, hi, fallback) {
+  if (value === null || value === "") return fallback; // Number(null) would be 0
   const n = Number(value);
   return Number.isInteger(n) && n >= lo && n <= hi ? n : fallback;
 }

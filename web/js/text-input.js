@@ -23,18 +23,6 @@ export function countChars(text) {
   return n;
 }
 
-/** The first `limit` code points of `text`, never cutting a surrogate pair. */
-export function firstChars(text, limit) {
-  let chars = 0;
-  let i = 0;
-  while (i < text.length && chars < limit) {
-    const c = text.charCodeAt(i);
-    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
-    chars++;
-  }
-  return text.slice(0, i);
-}
-
 /** Line (1-based), column (1-based, in characters) of a UTF-16 index. */
 function lineColumn(text, index) {
   let line = 1;
@@ -110,32 +98,3 @@ export function separatorString(mode, custom) {
   return "";
 }
 
-/** Documents from the opened files and the text box, split by the separator; empty ones dropped. */
-export function collectDocuments(files, text, separator) {
-  const docs = files.map((f) => f.text);
-  if (text) {
-    if (separator) docs.push(...text.split(separator));
-    else docs.push(text);
-  }
-  return docs.filter((d) => d.length > 0);
-}
-
-/**
- * Cut documents to the first `limit` characters in total, in order.
- * Returns {documents, keptChars, totalChars}.
- */
-export function truncateDocuments(documents, limit) {
-  const out = [];
-  let kept = 0;
-  let total = 0;
-  for (const doc of documents) total += countChars(doc);
-  for (const doc of documents) {
-    if (kept >= limit) break;
-    const n = countChars(doc);
-    if (kept + n <= limit) { out.push(doc); kept += n; continue; }
-    const part = firstChars(doc, limit - kept);
-    out.push(part);
-    kept += countChars(part);
-  }
-  return { documents: out, keptChars: kept, totalChars: total };
-}

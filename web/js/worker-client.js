@@ -75,7 +75,10 @@ export class WorkerClient {
     if (message.type === "progress") { entry.onProgress?.(message.payload); return; }
     this.pending.delete(message.id);
     if (message.type === "result") entry.resolve(message.payload);
-    else if (message.type === "error") entry.reject(new WorkerError(message.error?.type || "Error", message.error?.message || "unknown error"));
+    else if (message.type === "error") {
+      if (message.error?.traceback) console.error(`bpelab ${entry.type} failed:\n${message.error.traceback}`);
+      entry.reject(new WorkerError(message.error?.type || "Error", message.error?.message || "unknown error"));
+    }
     else entry.reject(new WorkerError("ProtocolError", `unexpected reply type ${JSON.stringify(message.type)}`));
   }
 

@@ -1,0 +1,159 @@
+"""Export and import in a real Chromium.
+
+The files the site downloads must be byte-identical to what `bpelab train`
+writes in CPython for the same text and settings; the zip must hold the same
+bytes; the site must load its own files back, and reject malformed ones with
+a message that names the file and, where there is one, the line.
+"""
+
+import io
+import json
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from playwright.sync_api import expect
+
+from site_harness import ROOT, TRAIN_TIMEOUT_MS
+
+FILES = ("encoder.json", "vocab.bpe", "tokenizer.json", "tokenizer.tiktoken", "manifest.json")
+# Several scripts, a special token, odd whitespace and an emoji: everything a byte-level file must carry.
+TEXT = (
+    "The quick brown fox jumps over the lazy dog.<|endoftext|>Über naïve café: 12345 and 678.\n"
+    "Съешь же ещё этих мягких французских булок, да выпей чаю.\n\n"
+    "敏捷的棕色狐狸跳过了懒狗。 🙂🙂  tabs\tand   spaces\n"
+) * 6
+
+
+def download(page, button):
+    with page.expect_download() as info:
+        button.click()
+    return info.value.path().read_bytes()
+
+
+def cli_files(tmp_path, text, *args):
+    """Run `python -m bpelab train` on `text` and return the files it writes."""
+    source = tmp_path / "text.txt"
+    source.write_bytes(text.encode("utf-8"))
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "bpelab", "train", str(source), "--out", str(out), "--quiet", *args],
+                   check=True, cwd=ROOT, capture_output=True)
+    return {name: (out / name).read_bytes() for name in FILES}
+
+
+@pytest.fixture(scope="module")
+def trained(site):
+    """The site trained on TEXT with 60 merges, gpt2 pre-tokenizer, greater tie-break."""
+    page = site.page
+    site.set_hash("#mode=merges&size=60")
+    expect(page.locator("#size")).to_have_value("60")
+    site.set_text(TEXT)
+    site.train_and_wait()
+    return site
+
+
+@pytest.fixture(scope="module")
+def downloaded(trained):
+    """Each file downloaded once with its own button (seed id layout).
+
+    Chromium lets one page start only about ten downloads before it asks
+    the user to allow more, so the tests share these.
+    """
+    page = trained.page
+    return {name: download(page, page.locator(f"#export-files button[data-file='{name}']")) for name in FILES}
+
+
+def zip_contents(data):
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert archive.testzip() is None  # every CRC-32 is right
+    for info in archive.infolist():
+        assert info.compress_type == zipfile.ZIP_STORED
+    return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_every_file_downloads_and_matches_the_cli_byte_for_byte(downloaded, tmp_path):
+    expected = cli_files(tmp_path, TEXT, "--merges", "60")
+    for name in FILES:
+        assert downloaded[name] == expected[name], f"{name} differs from the CLI's"
+    manifest = json.loads(downloaded["manifest.json"])
+    assert manifest["id_layout"] == "seed" and manifest["merges"] == 60 and manifest["truncation"] is None
+    assert manifest["char_limit"] == 1_000_000
+
+
+def test_export_files_api_gives_the_same_bytes(downloaded):
+    from bpelab.artifacts import export_files
+    from bpelab.train import train
+
+    result = train([TEXT], num_merges=60, pretokenizer="gpt2", tie_break="greater", special_tokens=["<|endoftext|>"])
+    expected = export_files(result)
+    assert {name: downloaded[name] for name in FILES} == {name: expected[name] for name in FILES}
+
+
+def test_zip_holds_the_same_files_with_valid_crcs(trained, downloaded):
+    page = trained.page
+    assert zip_contents(download(page, page.locator("#export-zip"))) == downloaded
+
+
+def test_gpt2_id_layout_reexports_and_matches_the_cli(trained, tmp_path):
+    page = trained.page
+    page.locator("input[name=id_layout][value=gpt2]").check()
+    expect(page.locator("#export-layout")).to_contain_text("gpt2 id layout", timeout=TRAIN_TIMEOUT_MS)
+    expect(page.locator("#self-check")).to_contain_text("Self-check passed")
+    expect(page.locator("#self-check")).to_contain_text("GPT-2's id layout")
+    files = zip_contents(download(page, page.locator("#export-zip")))
+    assert files == cli_files(tmp_path, TEXT, "--merges", "60", "--id-layout", "gpt2")
+    assert json.loads(files["manifest.json"])["id_layout"] == "gpt2"
+    page.locator("input[name=id_layout][value=seed]").check()
+    expect(page.locator("#export-layout")).to_contain_text("seed id layout", timeout=TRAIN_TIMEOUT_MS)
+
+
+def test_self_check_message_names_the_formats(trained):
+    message = trained.page.locator("#self-check")
+    expect(message).to_have_class("alert ok")
+    expect(message).to_contain_text("encoder.json + vocab.bpe, tokenizer.json, tokenizer.tiktoken")
+
+
+def import_files(site, files):
+    page = site.page
+    payload = [{"name": name, "mimeType": "application/octet-stream", "buffer": data} for name, data in files.items()]
+    page.locator("#import-input").set_input_files(files=payload)
+    message = page.locator("#import-message")
+    expect(message).to_be_visible(timeout=TRAIN_TIMEOUT_MS)
+    site.wait_ready()
+    return message
+
+
+@pytest.mark.parametrize("names", [
+    ("encoder.json", "vocab.bpe", "manifest.json"),
+    ("encoder.json", "vocab.bpe"),
+    ("tokenizer.json",),
+    ("tokenizer.tiktoken", "manifest.json"),
+])
+def test_import_of_the_downloaded_files(trained, downloaded, names):
+    message = import_files(trained, {name: downloaded[name] for name in names})
+    expect(message).to_have_class("alert ok")
+    expect(message).to_contain_text("60 merges")
+    expect(trained.page.locator("#results-summary")).to_contain_text("Imported")
+    expect(trained.page.locator("#merge-body tr")).to_have_count(60)
+    # Imported tokenizers are shown, not re-exported: their files are what the user already has.
+    expect(trained.page.locator("#export-panel")).to_be_hidden()
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"encoder.json": b"{not json"}, "encoder.json"),
+    ({"encoder.json": b'{"a": 0}'}, "needs its partner file vocab.bpe"),
+    ({"encoder.json": b'{"a": 0, "b": 1}', "vocab.bpe": b"#version: 0.2\na b c\n"}, "line 2"),
+    ({"encoder.json": b'{"a": 0, "b": 0}', "vocab.bpe": b"#version: 0.2\n"}, "encoder.json"),
+    ({"notes.txt": b"hello"}, "no tokenizer found"),
+    ({"ranks.tiktoken": b"YWI= 0\nnot base64 at all\n"}, "line 2"),
+])
+def test_malformed_imports_get_specific_errors(trained, files, expected):
+    message = import_files(trained, files)
+    expect(message).to_have_class("alert error")
+    expect(message).to_contain_text("Could not import:")
+    expect(message).to_contain_text(expected)
+
+
+def test_no_request_left_the_origin(site):
+    assert site.outside == []

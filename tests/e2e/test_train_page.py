@@ -1,0 +1,278 @@
+"""The Train section in a real Chromium: boot, samples, pasted text, files, limits, cancel, crash.
+
+Expected merges come from the seeds: seed 003's eight merges of the
+low/lower/widest/newest corpus with counts 9, 9, 7, 7, 6, 6, 6, 5, and seed
+004's walk corpus whose first merge is a + l with count 14.
+"""
+
+import re
+
+from playwright.sync_api import expect
+
+from site_harness import BOOT_TIMEOUT_MS, TRAIN_TIMEOUT_MS
+
+
+def merge_rows(page):
+    """[(pair text, new token text, count text)] of the merge table's visible page."""
+    rows = []
+    for row in page.locator("#merge-body tr").all():
+        cells = row.locator("td").all_inner_texts()
+        rows.append((cells[2], cells[3], cells[4]))
+    return rows
+
+
+def test_boot_goes_through_named_stages_to_ready(fresh_site):
+    page = fresh_site.page
+    page.goto(fresh_site.url)
+    fresh_site.wait_ready()
+    assert page.evaluate("bpelab.state.bootStages") == ["config", "runtime", "package", "import"]
+    expect(page.locator("#versions")).to_contain_text("Pyodide 314.0.7")
+    expect(page.locator("#versions")).to_contain_text("Python 3.14")
+    expect(page.locator("#status")).to_contain_text("ready")
+    expect(page.locator("#train")).to_be_enabled()
+    # Pyodide's files came from our own folder, and nothing else was asked for elsewhere.
+    assert any(url.endswith("/pyodide/pyodide.asm.wasm") for url in fresh_site.requests)
+    assert fresh_site.outside == []
+
+
+def test_seed003_sample_learns_the_seeds_eight_merges(site):
+    page = site.page
+    page.select_option("#sample", "seed003-low-lower")
+    expect(page.locator("#sample-info")).to_contain_text("Licence")
+    # The sample brings the seed's settings: vocabulary 265 with <|endoftext|>.
+    expect(page.locator("#size")).to_have_value("265")
+    site.train_and_wait()
+    rows = merge_rows(page)
+    assert [new for _, new, _ in rows] == ["st", "est", "ow", "low", "west", "ne", "newest", "␣newest"]
+    assert [count for _, _, count in rows] == ["9", "9", "7", "7", "6", "6", "6", "5"]
+    assert rows[-1][0] == "␣+newest"
+    expect(page.locator("#results-summary")).to_contain_text("Vocabulary: 265 = 256 bytes + 8 merges + 1 special token")
+    expect(page.locator("#self-check")).to_contain_text("Self-check passed")
+
+
+def test_seed004_walk_sample_merges_a_and_l_first(site):
+    page = site.page
+    page.select_option("#sample", "seed004-walk")
+    expect(page.locator("#tie_break")).to_have_value("first-seen")
+    site.train_and_wait()
+    rows = merge_rows(page)
+    assert rows[0] == ("a+l", "al", "14")
+    assert [new for _, new, _ in rows] == ["al", "alk", "␣w", "␣walk", "␣walki", "␣walkin", "␣walking"]
+
+
+def test_pasted_text_with_heldout_gives_report_and_chart(site):
+    page = site.page
+    page.locator("#clear-text").click()
+    site.set_text("The quick brown fox jumps over the lazy dog. " * 20 + "Съешь же ещё этих мягких французских булок. " * 10)
+    page.locator("input[name=size_mode][value=merges]").check()
+    page.locator("#size").fill("40")
+    page.select_option("#pretokenizer", "gpt2")
+    page.locator("details.heldout summary").click()
+    page.locator("#heldout").fill("A lazy dog and a quick fox. Этих булок.")
+    site.train_and_wait()
+    expect(page.locator("#results-summary")).to_contain_text("Learned 40 merges")
+    expect(page.locator("#merge-body tr")).to_have_count(40)
+    page.locator("#tab-vocab").click()
+    expect(page.locator("#hist svg rect.bar").first).to_be_visible()
+    expect(page.locator("#longest li")).to_have_count(12)
+    page.locator("#tab-compression").click()
+    expect(page.locator("#curve svg path.series-train")).to_have_count(1)
+    expect(page.locator("#curve svg path.series-heldout")).to_have_count(1)
+    expect(page.locator("#report-body")).to_contain_text("Characters per token")
+    # A token that splits a Cyrillic letter's two bytes would show byte chips, never a lone U+FFFD.
+    assert "\ufffd" not in page.locator("#merge-body").inner_text()
+    page.locator("#tab-merges").click()
+
+
+def test_result_tabs_work_from_the_keyboard(site):
+    page = site.page
+    page.locator("#tab-merges").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#tab-vocab")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#tab-vocab")).to_be_focused()
+    expect(page.locator("#pane-vocab")).to_be_visible()
+    page.keyboard.press("Home")
+    expect(page.locator("#pane-merges")).to_be_visible()
+
+
+def test_enter_in_the_settings_form_trains(site):
+    page = site.page
+    page.select_option("#sample", "seed000-abab")
+    expect(page.locator("#doc-count")).to_have_text("2 documents")
+    before = site.runs()
+    page.locator("#size").focus()
+    page.keyboard.press("Enter")
+    site.wait_run(before)
+    # Seed 000: (a, b) occurs 3 times and becomes 256; min_count 2 stops before (a, c).
+    assert merge_rows(page)[0] == ("a+b", "ab", "3")
+    expect(page.locator("#results-summary")).to_contain_text("from 2 documents")
+
+
+def test_lone_surrogate_in_pasted_text_is_located(site):
+    page = site.page
+    page.locator("#clear-text").click()
+    page.locator("#text").evaluate(
+        "node => { node.value = 'ok\\nab' + String.fromCharCode(0xD800) + 'cd'; node.dispatchEvent(new Event('input')); }")
+    page.locator("#train").click()
+    error = page.locator("#text-error")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("lone surrogate (U+D800) at character 6 (line 2, column 3)")
+    expect(page.locator("#app")).to_have_attribute("data-state", "ready")
+
+
+def test_invalid_utf8_file_names_the_byte_offset(site):
+    page = site.page
+    page.locator("#file-input").set_input_files(
+        files=[{"name": "latin1.txt", "mimeType": "text/plain", "buffer": "caf\u00e9\nna\u00efve".encode("latin-1")}])
+    error = page.locator("#text-error")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("latin1.txt is not valid UTF-8: the byte at offset 3 (line 1)")
+    expect(page.locator("#file-list li")).to_have_count(0)
+
+
+def test_several_files_make_several_documents(site):
+    page = site.page
+    page.locator("#clear-text").click()
+    page.locator("#file-input").set_input_files(files=[
+        {"name": "one.txt", "mimeType": "text/plain", "buffer": "hello hello hello".encode()},
+        {"name": "two.txt", "mimeType": "text/plain", "buffer": "héllo wörld wörld".encode()},
+    ])
+    expect(page.locator("#file-list li")).to_have_count(2)
+    expect(page.locator("#doc-count")).to_have_text("2 documents")
+    page.select_option("#separator", "none")
+    page.locator("input[name=size_mode][value=merges]").check()
+    page.locator("#size").fill("5")
+    site.train_and_wait()
+    expect(page.locator("#results-summary")).to_contain_text("from 2 documents (34 characters")
+    page.locator("#clear-text").click()
+
+
+def test_over_a_small_limit_the_user_chooses(site):
+    page = site.page
+    site.set_hash("#limit=50&mode=merges&size=3&pre=whitespace")
+    expect(page.locator("#char-limit")).to_have_text("50")
+    site.set_text("abcdefghij" * 8)
+    expect(page.locator("#char-count")).to_have_text("80")
+    expect(page.locator("#over-badge")).to_be_visible()
+    summary_before = page.locator("#results-summary").inner_text()
+    page.locator("#train").click()
+    dialog = page.locator("#limit-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("The text has 80 characters, and the limit is 50")
+    expect(page.locator("#limit-truncate")).to_be_focused()
+    page.locator("#limit-back").click()
+    expect(dialog).to_be_hidden()
+    assert page.locator("#results-summary").inner_text() == summary_before  # nothing was trained
+    before = site.runs()
+    page.locator("#train").click()
+    page.locator("#limit-truncate").click()
+    site.wait_run(before)
+    expect(page.locator("#results-summary")).to_contain_text("(50 characters, 50 bytes)")
+    expect(page.locator("#run-message")).to_contain_text("Trained on the first 50 of 80 characters")
+
+
+def test_over_the_default_limit_of_a_million(site):
+    page = site.page
+    site.set_hash("")
+    expect(page.locator("#char-limit")).to_have_text("1,000,000")
+    expect(page.locator("#size")).to_have_value("1000")  # the default, not a missing value read as 0
+    page.locator("#text").evaluate(
+        "node => { node.value = 'a'.repeat(1000001); node.dispatchEvent(new Event('input')); }")
+    expect(page.locator("#char-count")).to_have_text("1,000,001")
+    page.locator("#train").click()
+
+    expect(page.locator("#limit-dialog")).to_contain_text("1,000,001 characters, and the limit is 1,000,000")
+    expect(page.locator("#limit-truncate")).to_have_text("Train on the first 1,000,000 characters")
+    page.locator("#limit-back").click()
+    page.locator("#clear-text").click()
+
+
+def test_settings_round_trip_through_the_url(site):
+    page = site.page
+    site.set_hash("#mode=merges&size=7&pre=custom&pattern=%20%3F%5Cw%2B&tie=smaller-id&min=2"
+                  "&special=%5B%22%3C%7Cx%7C%3E%22%2C%22%3Cpad%3E%22%5D&sep=custom&septext=%3D%3D&layout=gpt2")
+    expect(page.locator("#size")).to_have_value("7")
+    expect(page.locator("#pretokenizer")).to_have_value("custom")
+    expect(page.locator("#pattern")).to_have_value(" ?\\w+")
+    expect(page.locator("#tie_break")).to_have_value("smaller-id")
+    expect(page.locator("#min_count")).to_have_value("2")
+    expect(page.locator("#special_tokens")).to_have_value("<|x|>\n<pad>")
+    expect(page.locator("#separator_text")).to_have_value("==")
+    expect(page.locator("input[name=id_layout][value=gpt2]")).to_be_checked()
+    page.select_option("#tie_break", "first-seen")
+    page.locator("#size").fill("9")
+    expect(page).to_have_url(re.compile(r"tie=first-seen"))
+    expect(page).to_have_url(re.compile(r"size=9"))
+    assert "layout=gpt2" in page.url and "pre=custom" in page.url
+    page.reload()
+    site.wait_ready()
+    expect(page.locator("#tie_break")).to_have_value("first-seen")
+    expect(page.locator("#size")).to_have_value("9")
+    expect(page.locator("#special_tokens")).to_have_value("<|x|>\n<pad>")
+    site.set_hash("")
+
+
+def test_invalid_settings_are_reported_before_training(site):
+    page = site.page
+    site.set_text("some text")
+    page.locator("input[name=size_mode][value=vocab]").check()
+    page.locator("#size").fill("100")
+    page.locator("#train").click()
+    expect(page.locator("#settings-error")).to_contain_text("at least 256 + 1 special token = 257, got 100")
+    page.locator("#size").fill("300")
+
+
+def test_a_bad_custom_pattern_gets_a_clear_error(site):
+    page = site.page
+    site.set_text("some text here")
+    page.select_option("#pretokenizer", "custom")
+    page.locator("#pattern").fill("(unclosed")
+    page.locator("#train").click()
+    expect(page.locator("#run-message")).to_contain_text("Training failed:")
+    expect(page.locator("#run-message")).to_contain_text("(unclosed")
+    site.wait_ready()
+    page.select_option("#pretokenizer", "gpt2")
+
+
+def test_cancel_stops_at_once_and_training_works_again(site):
+    page = site.page
+    page.select_option("#sample", "kjv-genesis")
+    page.locator("input[name=size_mode][value=vocab]").check()
+    page.locator("#size").fill("30000")
+    page.locator("#train").click()
+    expect(page.locator("#progress-text")).to_contain_text("merges ·", timeout=TRAIN_TIMEOUT_MS)
+    expect(page.locator("#app")).to_have_attribute("data-state", "busy")
+    page.locator("#cancel").click()
+    expect(page.locator("#progress-panel")).to_be_hidden(timeout=1000)
+    expect(page.locator("#run-message")).to_contain_text("Training was cancelled")
+    # The page stays usable while Python restarts; the text is still there.
+    expect(page.locator("#text")).not_to_have_value("")
+    site.wait_ready(BOOT_TIMEOUT_MS)
+    page.select_option("#sample", "seed003-low-lower")
+    site.train_and_wait()
+    assert [new for _, new, _ in merge_rows(page)][:2] == ["st", "est"]
+
+
+def test_a_crashed_worker_shows_a_message_and_restarts(site):
+    page = site.page
+    page.evaluate("bpelab.client.worker.dispatchEvent(new ErrorEvent('error', {message: 'simulated crash'}))")
+    expect(page.locator("#app")).to_have_attribute("data-state", "error")
+    expect(page.locator("#fatal")).to_contain_text("The Python worker stopped unexpectedly: simulated crash")
+    page.locator("#restart").click()
+    site.wait_ready()
+    expect(page.locator("#fatal")).to_be_hidden()
+    site.train_and_wait()
+
+
+def test_narrow_layout_fits_without_horizontal_scroll(site):
+    page = site.page
+    page.set_viewport_size({"width": 360, "height": 800})
+    try:
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_no_request_left_the_origin(site):
+    assert site.outside == []
+    assert site.requests and all(url.startswith(site.url) for url in site.requests)
