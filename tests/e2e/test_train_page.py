@@ -5,6 +5,7 @@ low/lower/widest/newest corpus with counts 9, 9, 7, 7, 6, 6, 6, 5, and seed
 004's walk corpus whose first merge is a + l with count 14.
 """
 
+import json
 import re
 
 from playwright.sync_api import expect
@@ -169,6 +170,12 @@ def test_over_a_small_limit_the_user_chooses(site):
     site.wait_run(before)
     expect(page.locator("#results-summary")).to_contain_text("(50 characters, 50 bytes)")
     expect(page.locator("#run-message")).to_contain_text("Trained on the first 50 of 80 characters")
+    with page.expect_download() as info:
+        page.locator("#export-files button[data-file='manifest.json']").click()
+    manifest = json.loads(info.value.path().read_bytes())
+    assert manifest["char_limit"] == 50
+    assert manifest["truncation"] == {"original_characters": 80, "kept_characters": 50}
+    assert manifest["corpus"]["characters"] == 50
 
 
 def test_over_the_default_limit_of_a_million(site):
@@ -232,6 +239,48 @@ def test_a_bad_custom_pattern_gets_a_clear_error(site):
     expect(page.locator("#run-message")).to_contain_text("(unclosed")
     site.wait_ready()
     page.select_option("#pretokenizer", "gpt2")
+
+
+def drop_files(page, target, files):
+    """Drop files on an element the way a drag from the desktop does."""
+    transfer = page.evaluate_handle(
+        """(files) => {
+            const transfer = new DataTransfer();
+            for (const [name, text] of files) transfer.items.add(new File([text], name, {type: "text/plain"}));
+            return transfer;
+        }""", files)
+    page.locator(target).dispatch_event("dragover", {"dataTransfer": transfer})
+    page.locator(target).dispatch_event("drop", {"dataTransfer": transfer})
+
+
+def test_dropped_files_become_documents(site):
+    page = site.page
+    page.locator("#clear-text").click()
+    drop_files(page, "#text-drop", [["a.txt", "one two"], ["b.txt", "three"]])
+    expect(page.locator("#file-list li")).to_have_count(2)
+    expect(page.locator("#file-list")).to_contain_text("a.txt · 7 characters")
+    expect(page.locator("#doc-count")).to_have_text("2 documents")
+    page.locator("#clear-text").click()
+    expect(page.locator("#file-list li")).to_have_count(0)
+
+
+def test_dropped_tokenizer_files_are_imported(site):
+    page = site.page
+    drop_files(page, "#import-drop", [["vocab.bpe", "#version: 0.2\n"]])
+    message = page.locator("#import-message")
+    expect(message).to_contain_text("Could not import: ")
+    expect(message).to_contain_text("encoder.json")
+    site.wait_ready()
+
+
+def test_every_control_has_an_accessible_name(site):
+    unnamed = site.page.evaluate(
+        """() => [...document.querySelectorAll("input, select, textarea, button")]
+            .filter((node) => node.type !== "file")
+            .filter((node) => !(node.labels && node.labels.length) && !node.getAttribute("aria-label")
+                              && !node.getAttribute("aria-labelledby") && !node.textContent.trim())
+            .map((node) => node.id || node.outerHTML.slice(0, 60))""")
+    assert unnamed == []
 
 
 def test_cancel_stops_at_once_and_training_works_again(site):

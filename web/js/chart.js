@@ -18,7 +18,7 @@ function niceTicks(lo, hi, count = 5) {
  * series: [{name, className, points: [[x, y], ...]}]
  */
 export function lineChart({ series, xLabel, yLabel, title, width = 640, height = 300 }) {
-  const m = { top: 16, right: 16, bottom: 44, left: 54 };
+  const m = { top: 34, right: 16, bottom: 44, left: 54 };
   const all = series.flatMap((s) => s.points);
   const xs = all.map((p) => p[0]);
   const ys = all.map((p) => p[1]);
@@ -43,7 +43,7 @@ export function lineChart({ series, xLabel, yLabel, title, width = 640, height =
   root.append(svg("text", { x: (m.left + width - m.right) / 2, y: height - 8, "text-anchor": "middle", text: xLabel }));
   root.append(svg("text", { x: 14, y: (m.top + height - m.bottom) / 2, "text-anchor": "middle",
     transform: `rotate(-90 14 ${(m.top + height - m.bottom) / 2})`, text: yLabel }));
-  let legendY = m.top + 4;
+  let legendX = m.left;
   for (const s of series) {
     if (!s.points.length) continue;
     const d = s.points.map((p, i) => `${i ? "L" : "M"}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`).join("");
@@ -51,10 +51,12 @@ export function lineChart({ series, xLabel, yLabel, title, width = 640, height =
     if (s.points.length <= 40) {
       for (const p of s.points) root.append(svg("circle", { class: `dot-${s.className}`, cx: px(p[0]), cy: py(p[1]), r: 2.6 }));
     }
+    // The legend sits in its own row above the plot, so it never covers a line.
     const last = s.points[s.points.length - 1];
-    root.append(svg("line", { class: `series-${s.className}`, x1: width - m.right - 150, x2: width - m.right - 124, y1: legendY + 8, y2: legendY + 8 }));
-    root.append(svg("text", { x: width - m.right - 118, y: legendY + 12, text: `${s.name} (${last[1].toFixed(2)})` }));
-    legendY += 18;
+    const label = `${s.name}: ${last[1].toFixed(2)} at ${fmt(last[0])} merges`;
+    root.append(svg("line", { class: `series-${s.className}`, x1: legendX, x2: legendX + 26, y1: 12, y2: 12 }));
+    root.append(svg("text", { x: legendX + 32, y: 16, text: label }));
+    legendX += 48 + label.length * 6.2;
   }
   return root;
 }

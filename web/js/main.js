@@ -71,6 +71,7 @@ const state = {
   pendingTruncation: null,
   running: null,       // {kind, started} while a request runs
   bootStages: [],      // the start-up stages seen, in order (shown in the status line)
+  bootTimes: [],       // [stage, ms since navigation] for each stage, to see where start-up time goes
   runs: 0,             // training runs finished, results and export included
 };
 
@@ -79,6 +80,7 @@ const state = {
 const client = new WorkerClient(new URL("./worker.js", import.meta.url), {
   onBoot: ({ stage, step, steps }) => {
     state.bootStages.push(stage);
+    state.bootTimes.push([stage, Math.round(performance.now())]);
     const names = { config: "reading the build", runtime: "loading Python (Pyodide)", package: "loading the bpelab package", import: "importing bpelab" };
     ui.status.textContent = `Starting Python… step ${step} of ${steps}: ${names[stage] || stage}`;
     ui.bootProgress.value = step - 1;
@@ -89,6 +91,7 @@ const client = new WorkerClient(new URL("./worker.js", import.meta.url), {
     ui.restart.hidden = true;
     ui.versions.textContent = `bpelab ${versions.bpelab} · Python ${versions.python} in Pyodide ${versions.pyodide} · Unicode ${versions.unicodedata}`;
     setPhase(state.running ? "busy" : "ready");
+    state.bootTimes.push(["ready", Math.round(performance.now())]);
     if (state.readyAt === undefined) {
       state.readyAt = performance.now();
       ui.status.textContent = `Python is ready (${(state.readyAt / 1000).toFixed(1)} s)`;
@@ -219,7 +222,8 @@ async function loadSamples() {
   const groups = new Map();
   for (const sample of state.samples) {
     if (!groups.has(sample.group)) groups.set(sample.group, el("optgroup", { label: sample.group }));
-    groups.get(sample.group).append(el("option", { value: sample.id, text: `${sample.title} (${sample.language})` }));
+    const label = sample.title.includes(sample.language) ? sample.title : `${sample.title} (${sample.language})`;
+    groups.get(sample.group).append(el("option", { value: sample.id, text: label }));
   }
   ui.sample.append(...groups.values());
   if (state.settings.sample) await pickSample(state.settings.sample, { applySettings: false });
@@ -414,9 +418,12 @@ ui.limitBack.addEventListener("click", () => {
   ui.text.focus();
 });
 
+const RUN_NAMES = { train: "training", export: "writing the files", import: "importing files" };
+
 function beginRun(kind, label) {
   state.running = { kind, started: performance.now() };
   setPhase("busy");
+  ui.status.textContent = `Python is busy: ${RUN_NAMES[kind] || kind}…`;
   ui.progressPanel.hidden = false;
   ui.trainProgress.removeAttribute("value");
   ui.progressText.textContent = label;
@@ -426,7 +433,10 @@ function beginRun(kind, label) {
 function endRun() {
   state.running = null;
   ui.progressPanel.hidden = true;
-  if (state.phase === "busy") setPhase("ready");
+  if (state.phase === "busy") {
+    setPhase("ready");
+    ui.status.textContent = "Python is ready";
+  }
 }
 
 function onTrainProgress(p) {
