@@ -1,0 +1,116 @@
+"""bpelab.worker_api in CPython: the JSON door the web worker uses, without a browser.
+
+The browser tests cover the same requests through Pyodide; these pin the reply
+shapes and error handling quickly and show that the module needs no `js`.
+"""
+
+import base64
+import json
+
+from bpelab import worker_api
+from bpelab.artifacts import export_files
+from bpelab.train import train
+
+SEED003 = ("low low low low low\n"
+           "lower lower widest widest widest\n"
+           "newest newest newest newest newest newest\n")
+
+
+def call(kind, payload=None, progress=None):
+    return json.loads(worker_api.handle(kind, json.dumps(payload or {}), progress))
+
+
+def train_seed003(**extra):
+    payload = {"documents": [SEED003], "settings": {"vocab_size": 265}, **extra}
+    reply = call("train", payload)
+    assert reply["ok"], reply
+    return reply["result"]
+
+
+def test_train_reply_has_merges_counts_and_token_bytes():
+    """Seed 003: eight merges, counts 9, 9, 7, 7, 6, 6, 6, 5; the last makes ' newest'."""
+    info = train_seed003()
+    assert info["merge_counts"] == [9, 9, 7, 7, 6, 6, 6, 5]
+    last_left, last_right, last_id = info["merges"][-1]
+    assert bytes.fromhex(info["vocab"][last_id]) == b" newest"
+    assert bytes.fromhex(info["vocab"][last_left]) + bytes.fromhex(info["vocab"][last_right]) == b" newest"
+    assert info["special_tokens"] == {"<|endoftext|>": 264}
+    assert info["report"]["train"]["characters"] == len(SEED003)
+
+
+def test_progress_is_json_and_ends_at_the_total():
+    messages = []
+    call("train", {"documents": [SEED003], "settings": {"vocab_size": 265}}, lambda text: messages.append(json.loads(text)))
+    train_messages = [m for m in messages if m["stage"] == "train"]
+    assert train_messages[-1]["done"] == train_messages[-1]["total"] == 8
+    assert any(m["stage"] == "report" for m in messages)
+
+
+def test_export_gives_the_same_bytes_as_export_files_and_passes_the_self_check():
+    info = train_seed003()
+    reply = call("export", {"handle": info["handle"], "id_layout": "gpt2"})
+    assert reply["ok"], reply
+    files = {f["name"]: base64.b64decode(f["base64"]) for f in reply["result"]["files"]}
+    expected = export_files(train([SEED003], vocab_size=265), id_layout="gpt2")
+    assert files == expected
+    assert reply["result"]["self_check"]["ok"] is True
+
+
+def test_truncate_uses_the_cli_rule_and_the_manifest_records_it():
+    info = call("train", {"documents": ["abcdef", "ghij"], "settings": {"num_merges": 2}, "char_limit": 8,
+                          "truncate": True, "report": False})["result"]
+    assert info["truncation"] == {"original_characters": 10, "kept_characters": 8}
+    files = {f["name"]: base64.b64decode(f["base64"]) for f in call("export", {"handle": info["handle"]})["result"]["files"]}
+    manifest = json.loads(files["manifest.json"])
+    assert manifest["truncation"] == {"original_characters": 10, "kept_characters": 8}
+    assert manifest["char_limit"] == 8
+
+
+def test_over_the_limit_without_truncate_is_an_error_that_says_what_to_do():
+    reply = call("train", {"documents": ["x" * 20], "settings": {"num_merges": 1}, "char_limit": 10})
+    assert reply["ok"] is False
+    assert reply["error"]["type"] == "ValueError"
+    assert "20 characters" in reply["error"]["message"] and "traceback" not in reply["error"]
+
+
+def test_import_round_trip_and_encode_with_several_handles():
+    info = train_seed003()
+    exported = call("export", {"handle": info["handle"]})["result"]["files"]
+    files = [f for f in exported if f["name"] in ("encoder.json", "vocab.bpe", "manifest.json")]
+    imported = call("import", {"files": [{"name": f["name"], "base64": f["base64"]} for f in files]})["result"]
+    assert imported["source"] == "imported" and imported["merges"] == info["merges"]
+    text = "the lowest widest fox<|endoftext|>newest lower"
+    results = call("encode", {"text": text, "handles": [info["handle"], imported["handle"]]})["result"]["results"]
+    assert results[0]["ids"] == results[1]["ids"]
+    assert len(results[0]["ids"]) == 21  # seed 003: 46 bytes become 21 tokens
+
+
+def test_tiktoken_import_recovers_the_merge_list():
+    info = train_seed003()
+    exported = {f["name"]: f["base64"] for f in call("export", {"handle": info["handle"]})["result"]["files"]}
+    imported = call("import", {"files": [{"name": "tokenizer.tiktoken", "base64": exported["tokenizer.tiktoken"]}]})
+    assert imported["ok"], imported
+    assert imported["result"]["merges"] == info["merges"]
+
+
+def test_errors_are_typed_and_unknown_things_are_named():
+    assert call("nope")["error"]["type"] == "RequestError"
+    missing = call("export", {"handle": "t999"})["error"]
+    assert missing["type"] == "RequestError" and "'t999'" in missing["message"]
+    bad = call("train", {"documents": ["abc"], "settings": {"vocab_size": 265, "colour": "red"}})["error"]
+    assert "colour" in bad["message"]
+    assert call("import", {"files": [{"name": "encoder.json", "base64": base64.b64encode(b"{oops").decode()}]})[
+        "error"]["message"].startswith("encoder.json")
+
+
+def test_worker_api_imports_nothing_from_the_browser():
+    import ast
+
+    tree = ast.parse(open(worker_api.__file__, encoding="utf-8").read())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            imported.add(node.module.split(".")[0])
+    assert imported and not imported & {"js", "pyodide", "pyodide_js"}
