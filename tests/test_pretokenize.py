@@ -5,12 +5,10 @@ tiktoken's Rust regex running tiktoken's own strings. tiktoken does not expose
 its pieces, so `tiktoken_pieces` builds an Encoding whose ranks make each piece
 come back as exactly one token (see its docstring for why that is sound).
 
-Unicode versions differ: our tables and `regex` are Unicode 18, tiktoken's Rust
-regex is older (15.x: it has no code points assigned later, and U+0295 is still
-Ll there, Lo since 16.0). So texts sent to tiktoken leave out the code points on
-which the two disagree (`tiktoken_disagrees`), and a test pins down that every
-such code point is one of those version differences. Lone surrogates are left
-out too: tiktoken replaces them with U+FFFD before splitting.
+All three agree on Unicode 16.0 (the generator pins `regex` 2025.9.18), and a
+test checks that every code point is classed as tiktoken classes it. Lone
+surrogates are left out of tiktoken comparisons: tiktoken replaces them with
+U+FFFD before splitting.
 
 Run this file directly to print count() speed on real text:
     .venv/bin/python tests/test_pretokenize.py [FILE ...]
@@ -207,18 +205,20 @@ def test_whitespace_is_regex_and_tiktoken_not_re():
     assert get_pretokenizer("gpt2").split("a\x1c\x1d b") == ["a", "\x1c\x1d", " b"]
 
 
-def test_tiktoken_disagrees_only_on_unicode_version_changes():
-    """Where tiktoken's tables differ from ours: code points unassigned in Unicode 14, and U+0295.
+def test_tables_agree_with_tiktoken_on_every_code_point():
+    """Our classes are tiktoken's, code point for code point: both are Unicode 16.0.
 
-    U+0295 LATIN LETTER PHARYNGEAL VOICED FRICATIVE moved from Ll to Lo in
-    Unicode 16.0; tiktoken's Rust tables predate that. Python 3.11's
-    unicodedata is Unicode 14.0, which stands in for "assigned long ago".
+    The generator runs on `regex` 2025.9.18, the last release on Unicode
+    16.0, which is also tiktoken's and Pyodide's `unicodedata` version. A newer
+    `regex` (Unicode 17+) would make letters of ~17,500 new code points and
+    change splits such as "\u0558's" against tiktoken.
     """
-    assert unicodedata.unidata_version.startswith("14.")
-    disagree = tiktoken_disagrees()
-    assert "\u0295" in disagree
-    assert all(unicodedata.category(c) == "Cn" for c in disagree - {"\u0295"})
-    assert len(disagree) < 20000  # ~17.5k code points assigned in Unicode 15.1-18.0
+    from bpelab.unicode_classes import UNICODE_VERSION
+
+    assert UNICODE_VERSION == "16.0.0"
+    assert regex.fullmatch(r"\p{L}", "\U0001e5d0")  # Ol Onal, new in 16.0
+    assert not regex.fullmatch(r"\p{L}", "\U00010940")  # Sidetic, new in 17.0
+    assert tiktoken_disagrees() == frozenset()
 
 
 # ---------------------------------------------------------------- case folding
