@@ -127,13 +127,15 @@ def _settings_from(payload):
     return TrainSettings(**settings)
 
 
-def _describe(handle, entry, *, include_vocab=True):
+def _describe(handle, entry, *, include_vocab=True, include_merges=True):
     """What the page shows about a tokenizer: sizes, merges with counts, every token's bytes."""
     tok = entry.tokenizer
     vocab = tok.vocab
     note = None
     pairs = tok.merges
-    if pairs is None:
+    if not include_merges:
+        pairs = []
+    elif pairs is None:
         # A rank table (.tiktoken) has no merge list; recover it the way tiktoken's loader checks it.
         by_bytes = {token: i for i, token in vocab.items()}
         try:
@@ -150,7 +152,7 @@ def _describe(handle, entry, *, include_vocab=True):
         "source": entry.source,
         "name": entry.name or tok.name or handle,
         "n_vocab": tok.n_vocab,
-        "n_merges": len(merges),
+        "n_merges": len(merges) if include_merges else len(vocab) - n_base,
         "n_base": n_base,
         "merges": merges,
         "merge_counts": counts,
@@ -296,6 +298,54 @@ def _validate_pattern(payload, progress):
     return {"pieces": pretokenizer.split(sample)[:200]}
 
 
+def _steps(payload, progress):
+    """The explorer's per-merge records (train with record: true), a page at a time."""
+    entry = _entry(payload)
+    steps = entry.result.steps if entry.result is not None else None
+    if steps is None:
+        raise RequestError(f"tokenizer {payload['handle']!r} has no step records: train it with record: true")
+    start = max(0, int(payload.get("start", 0)))
+    stop = min(len(steps), int(payload.get("stop", start + 100)))
+    return {"total": len(steps), "start": start, "steps": _jsonable(steps[start:stop])}
+
+
+def _trace(payload, progress):
+    """Every rank-based encode step for each pre-token of a short text (seed 003's trace)."""
+    entry = _entry(payload)
+    text = payload.get("text")
+    if not isinstance(text, str):
+        raise RequestError("trace needs payload.text, a string")
+    pieces = entry.tokenizer.pretokenizer.split(text)[:64]
+    return {"pieces": [{"piece": piece, "steps": _jsonable(entry.tokenizer.encode_trace(piece))} for piece in pieces]}
+
+
+def _at_merges(payload, progress):
+    """A new handle for the tokenizer as it was after its first k merges (compare at any size)."""
+    entry = _entry(payload)
+    k = payload.get("merges")
+    if not isinstance(k, int):
+        raise RequestError(f"at_merges needs payload.merges, an integer, got {k!r}")
+    tokenizer = report.truncate_merges(entry.tokenizer, k)
+    handle = _register(_Entry(tokenizer, source="derived", name=f"{entry.name or payload['handle']} @ {k} merges"))
+    return _describe(handle, _REGISTRY[handle], include_vocab=payload.get("vocab", False))
+
+
+def _reference(payload, progress):
+    """OpenAI's GPT-2, cl100k_base or o200k_base, from the rank file the worker fetched to payload.path."""
+    from .openai_vocab import load_reference
+
+    name = payload.get("name")
+    path = payload.get("path")
+    if not isinstance(path, str):
+        raise RequestError(f"reference {name!r}: the site has no rank file for it (build_ranks.py was not run)")
+    with open(path, "rb") as handle_:
+        data = handle_.read()
+    tokenizer = load_reference(name, data)
+    handle = _register(_Entry(tokenizer, source="reference", name=tokenizer.name))
+    # A 200,000-token table is too much to send or to recover merges for unasked.
+    return _describe(handle, _REGISTRY[handle], include_vocab=bool(payload.get("vocab")), include_merges=False)
+
+
 def _ping(payload, progress):
     return {"pong": payload.get("echo")}
 
@@ -309,6 +359,10 @@ _HANDLERS = {
     "describe": _describe_request,
     "drop": _drop,
     "pattern": _validate_pattern,
+    "steps": _steps,
+    "trace": _trace,
+    "at_merges": _at_merges,
+    "reference": _reference,
 }
 
 

@@ -322,6 +322,23 @@ def test_narrow_layout_fits_without_horizontal_scroll(site):
         page.set_viewport_size({"width": 1280, "height": 900})
 
 
+def test_reference_vocabularies_load_in_the_worker_with_tiktokens_ids(site):
+    """RESOURCES.md: 'hello world' is [31373, 995] in GPT-2, [15339, 1917] in cl100k, [24912, 2375] in o200k."""
+    page = site.page
+    site.wait_ready()
+    result = page.evaluate(
+        """async () => {
+            const out = {};
+            for (const name of ["gpt2", "cl100k", "o200k"]) {
+                const info = await bpelab.client.request("reference", {name});
+                const reply = await bpelab.client.request("encode", {handle: info.handle, text: "hello world"});
+                out[name] = reply.results[0].ids;
+            }
+            return out;
+        }""")
+    assert result == {"gpt2": [31373, 995], "cl100k": [15339, 1917], "o200k": [24912, 2375]}
+
+
 def test_no_request_left_the_origin(site):
     assert site.outside == []
     assert site.requests and all(url.startswith(site.url) for url in site.requests)

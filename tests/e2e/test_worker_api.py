@@ -114,3 +114,19 @@ def test_worker_api_imports_nothing_from_the_browser():
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             imported.add(node.module.split(".")[0])
     assert imported and not imported & {"js", "pyodide", "pyodide_js"}
+
+
+def test_steps_trace_and_at_merges_for_the_later_views():
+    """Seed 003: the encode trace of ' lowest' applies ranks in order; k merges give a smaller tokenizer."""
+    info = train_seed003(record=True, report=False)
+    steps = call("steps", {"handle": info["handle"], "start": 0, "stop": 3})["result"]
+    assert steps["total"] == 8 and len(steps["steps"]) == 3
+    assert steps["steps"][0]["pair"] == info["merges"][0][:2] and steps["steps"][0]["count"] == 9
+    trace = call("trace", {"handle": info["handle"], "text": "the lowest"})["result"]["pieces"]
+    assert [p["piece"] for p in trace] == ["the", " lowest"]
+    applied = [step["applied"] for step in trace[1]["steps"] if step["applied"]]
+    assert [a[2] for a in applied] == sorted(a[2] for a in applied)  # lowest rank first, every time
+    small = call("at_merges", {"handle": info["handle"], "merges": 3})["result"]
+    assert small["n_merges"] == 3 and small["merges"] == info["merges"][:3]
+    without = call("steps", {"handle": small["handle"]})["error"]
+    assert "record: true" in without["message"]

@@ -8,8 +8,10 @@ import { loadPyodide } from "../pyodide/pyodide.mjs";
 const SITE = new URL("../", import.meta.url);
 const BOOT_STAGES = ["config", "runtime", "package", "import"];
 
-let handle = null; // Python callable: handle(kind, payload_json, progress) -> reply_json
-const queue = [];  // requests that arrive before boot finishes
+let handle = null;  // Python callable: handle(kind, payload_json, progress) -> reply_json
+let pyodide = null;
+let build = null;   // build.json: versions and the rank files the site ships
+let chain = null;   // requests run one after another, in arrival order
 
 function stage(name) {
   self.postMessage({ type: "boot", stage: name, step: BOOT_STAGES.indexOf(name) + 1, steps: BOOT_STAGES.length });
@@ -23,10 +25,10 @@ async function fetchOk(url) {
 
 async function boot() {
   stage("config");
-  const build = await (await fetchOk(new URL("build.json", SITE))).json();
+  build = await (await fetchOk(new URL("build.json", SITE))).json();
   stage("runtime");
   const indexURL = new URL("pyodide/", SITE).href;
-  const pyodide = await loadPyodide({
+  pyodide = await loadPyodide({
     indexURL,
     // Packages would otherwise resolve against the CDN; we load none, and
     // pointing the package base at our own folder keeps every URL same-origin.
@@ -51,7 +53,32 @@ async function boot() {
   self.postMessage({ type: "ready", versions });
 }
 
-function answer(request) {
+// Requests that need a file first: Python reads it from Pyodide's file system,
+// so worker_api stays free of fetch and JS objects.
+async function prepare(request) {
+  if (request.type !== "reference") return;
+  const file = `${request.payload?.name}.tiktoken`;
+  if (!(build.ranks || []).includes(file)) return; // worker_api explains the missing file
+  const path = `/tmp/ranks/${file}`;
+  if (!pyodide.FS.analyzePath(path).exists) {
+    const data = new Uint8Array(await (await fetchOk(new URL(`ranks/${file}`, SITE))).arrayBuffer());
+    pyodide.FS.mkdirTree("/tmp/ranks");
+    pyodide.FS.writeFile(path, data);
+  }
+  request.payload.path = path;
+}
+
+async function answer(request) {
+  if (!handle) {
+    self.postMessage({ id: request.id, type: "error", error: { type: "NotReady", message: "Python is not running; restart it" } });
+    return;
+  }
+  try {
+    await prepare(request);
+  } catch (error) {
+    self.postMessage({ id: request.id, type: "error", error: { type: "FetchError", message: String(error.message || error) } });
+    return;
+  }
   const { id, type, payload } = request;
   // Python calls this with a JSON string; the page throttles nothing, so Python does.
   const progress = (json) => self.postMessage({ id, type: "progress", payload: JSON.parse(json) });
@@ -67,16 +94,14 @@ function answer(request) {
   else self.postMessage({ id, type: "error", error: reply.error });
 }
 
+chain = boot().catch((error) => {
+  self.postMessage({ type: "fatal", message: String(error && error.message ? error.message : error) });
+  throw error;
+});
+
 self.onmessage = (event) => {
   const request = event.data;
   if (!request || typeof request.id !== "number") return;
-  if (handle) answer(request);
-  else queue.push(request);
+  // Requests sent during boot wait for it; a failed boot has already said so (fatal).
+  chain = chain.then(() => answer(request), () => answer(request));
 };
-
-boot().then(
-  () => { while (queue.length) answer(queue.shift()); },
-  (error) => {
-    self.postMessage({ type: "fatal", message: `Python could not start: ${error && error.message ? error.message : error}` });
-  },
-);
