@@ -437,6 +437,10 @@ function endRun() {
     setPhase("ready");
     ui.status.textContent = "Python is ready";
   }
+  if (state.exportAfterRun) {
+    state.exportAfterRun = false;
+    if (state.exported && state.exported.layout !== state.settings.id_layout) setTimeout(exportCurrent, 0);
+  }
 }
 
 function onTrainProgress(p) {
@@ -470,8 +474,7 @@ async function runTraining(documents, truncation) {
     const info = await client.request("train", payload, { onProgress: onTrainProgress });
     info.wallSeconds = (performance.now() - started) / 1000;
     info.layoutAtTraining = settings.id_layout;
-    state.current = info;
-    state.exported = null;
+    replaceCurrent(info);
     endRun();
     renderResults();
     await exportCurrent();
@@ -502,6 +505,16 @@ ui.cancel.addEventListener("click", () => {
 });
 
 // ------------------------------------------------------------------ results
+
+/** Show a new tokenizer; the worker may forget the one it replaces (a training text can be large). */
+function replaceCurrent(info) {
+  const old = state.current;
+  state.current = info;
+  state.exported = null;
+  if (old && !old.detached && old.handle !== info.handle) {
+    client.request("drop", { handle: old.handle }).catch(() => {});
+  }
+}
 
 function tokenBytes(id) {
   const cache = state.current.bytesCache;
@@ -691,6 +704,11 @@ function bytesToBase64(bytes) {
 async function exportCurrent() {
   const info = state.current;
   if (!info || info.source !== "trained") return;
+  if (state.running) {
+    // Another request is running; export when it ends so the files follow the chosen layout.
+    state.exportAfterRun = true;
+    return;
+  }
   const layout = state.settings.id_layout;
   if (info.detached) {
     show(ui.selfCheck, `Python was restarted since this tokenizer was trained, so it cannot be exported again with the ${layout} layout. Train again to export it that way; the files below are still the ${state.exported?.layout ?? "earlier"} layout.`, "warn");
@@ -775,8 +793,7 @@ async function importFiles(fileList) {
     for (const file of files) payload.push({ name: file.name, base64: bytesToBase64(new Uint8Array(await file.arrayBuffer())) });
     const info = await client.request("import", { files: payload });
     endRun();
-    state.current = info;
-    state.exported = null;
+    replaceCurrent(info);
     renderResults();
     ui.app.dataset.runs = String(++state.runs);
     show(ui.importMessage, `Imported ${info.name}: ${fmt(info.n_vocab)} tokens, ${fmt(info.n_merges)} merges, ` +
