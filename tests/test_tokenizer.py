@@ -110,3 +110,34 @@ def test_vocab_validation():
         Tokenizer(vocab, [(97, 98)])
     with pytest.raises(ValueError, match="also ordinary token ids"):
         Tokenizer(vocab, [], special_tokens={"<s>": 5})
+
+
+_spacey = st.lists(st.sampled_from(list("ab é新🙂'\n\t\r\u3000\x1c") + ["  ", " \n ", "'s", "12345"])).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_spacey, name=st.sampled_from(["whitespace", "gpt2", "cl100k", "o200k"]))
+def test_space_parts_split_like_the_whole_text(text, name):
+    """Pretokenizer.space_parts: head and ' ' + each part split exactly as the text does."""
+    from bpelab.pretokenize import SPACE_STAND_IN, get_pretokenizer
+
+    pretokenizer = get_pretokenizer(name)
+    head, parts = pretokenizer.space_parts(text)
+    chunks = [head] + [" " + part for part in parts]
+    chunks = [chunk.replace(SPACE_STAND_IN, " ") for chunk in chunks]
+    assert "".join(chunks) == text
+    assert [piece for chunk in chunks for piece in pretokenizer.split(chunk)] == pretokenizer.split(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=_spacey)
+def test_cached_encoder_equals_plain_split_encoder(text):
+    tok = train("ab ab  é新 🙂 'sa\n\t 12345 " * 3, num_merges=40).tokenizer
+    assert tok.encode_ordinary(text) == tok._encode_chunk(text)  # twice: the second call hits the caches
+    assert tok.encode_ordinary(text) == tok._encode_chunk(text)
+
+
+def test_text_holding_the_stand_in_still_encodes():
+    tok = train("a b", num_merges=1).tokenizer
+    text = "x \ue000 y  z"
+    assert tok.decode(tok.encode_ordinary(text)) == text

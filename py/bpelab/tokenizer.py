@@ -19,8 +19,9 @@ Not here: training (`train.py`), file formats (`artifacts.py`), the patterns
 import codecs
 import heapq
 import re
+from itertools import chain
 
-from .pretokenize import Pretokenizer, get_pretokenizer, split_special
+from .pretokenize import SPACE_STAND_IN, Pretokenizer, get_pretokenizer, split_special
 
 _NO_RANK = 1 << 62  # larger than any rank; lets min() skip pairs that cannot merge
 # Pieces longer than this use the heap merger: the list scan is quadratic.
@@ -140,7 +141,9 @@ class Tokenizer:
         # When every byte id is below 256, bytes.translate maps a piece to ids in C.
         self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
         self._token_bytes = self.vocab | {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
-        self._cache = {}  # str -> tuple of ids
+        self._cache = _PieceCache(lambda piece: self.encode_piece(piece.encode("utf-8")))  # str -> ids
+        # part -> ids of " " + part (see Pretokenizer.space_parts)
+        self._spaced_cache = _PieceCache(lambda part: self._encode_chunk(" " + part.replace(SPACE_STAND_IN, " ")))
         self._special_pattern = _alternation(self.special_tokens)
 
     # ----------------------------------------------------------------- encode
@@ -197,16 +200,26 @@ class Tokenizer:
         return ids
 
     def _encode_text(self, text):
-        ids = []
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
-        for piece in self.pretokenizer.split(text):
-            piece_ids = cache.get(piece)
-            if piece_ids is None:
-                piece_ids = cache[piece] = tuple(self.encode_piece(piece.encode("utf-8")))
-            ids += piece_ids
-        return ids
+        if self.pretokenizer.chunkable:
+            cut = self.pretokenizer.space_parts(text)
+            if cut is not None:
+                # Parts (mostly words) are cached with their leading space: a
+                # long text costs one str.split and lookups in C.
+                head, parts = cut
+                spaced = self._spaced_cache
+                if len(spaced) > _CACHE_LIMIT:
+                    spaced.clear()
+                ids = self._encode_chunk(head.replace(SPACE_STAND_IN, " "))
+                ids += chain.from_iterable(map(spaced.__getitem__, parts))
+                return ids
+        return self._encode_chunk(text)
+
+    def _encode_chunk(self, text):
+        cache = self._cache
+        return list(chain.from_iterable(map(cache.__getitem__, self.pretokenizer.split(text))))
 
     def encode_piece(self, piece):
         """Ids for one pre-token, given as bytes, by applying merges in rank order.
@@ -400,6 +413,20 @@ class Tokenizer:
             f"Tokenizer({label}{len(self.vocab)} tokens, {len(self.special_tokens)} special, "
             f"pretokenizer={self.pretokenizer.name!r}, rule={self.merge_rule!r})"
         )
+
+
+class _PieceCache(dict):
+    """Text -> ids; missing text is encoded by the given function and remembered."""
+
+    __slots__ = ("_encode_piece",)
+
+    def __init__(self, encode_piece):
+        super().__init__()
+        self._encode_piece = encode_piece
+
+    def __missing__(self, piece):
+        ids = self[piece] = tuple(self._encode_piece(piece))
+        return ids
 
 
 class StreamDecoder:
