@@ -633,6 +633,7 @@ _CHUNK_RE = re.compile("(?s:.)[^ ]*+(?:(?<=%s) [^ ]*+)*+" % _SPACE_CLASS)
 # lets re skip ahead quickly, which makes this 3x faster than "(?<=\s) ".)
 _SPACE_AFTER_SPACE_RE = re.compile(r" (?<=\s )")
 SPACE_STAND_IN = "\ue000"
+_COUNT_SEGMENT = 1 << 20  # characters counted at a time by Pretokenizer.count
 
 
 def _has_astral(text):
@@ -767,6 +768,20 @@ class Pretokenizer:
         """
         if not self._chunked:
             return Counter(self.split(text))
+        if len(text) <= _COUNT_SEGMENT:
+            return self._count_segment(text)
+        # Count a long text a segment at a time, cut at cut points: findall's
+        # list holds ~50 bytes a piece, so peak memory would otherwise grow
+        # with the text.
+        counts = Counter()
+        start = 0
+        while start < len(text):
+            end = _cut_after(text, start + _COUNT_SEGMENT) if start + _COUNT_SEGMENT < len(text) else len(text)
+            counts.update(self._count_segment(text[start:end]))
+            start = end
+        return counts
+
+    def _count_segment(self, text):
         if not _has_astral(text):
             # The fast pattern already runs at `re`'s speed; chunking (below)
             # measured no faster here, since it also builds and hashes a

@@ -28,9 +28,7 @@ Not here: the plain reference trainer (`reference.py`), encoding (`tokenizer.py`
 
 import hashlib
 import heapq
-from bisect import bisect_right
 from collections import Counter, defaultdict
-from itertools import chain, repeat
 from operator import add
 from dataclasses import dataclass, field, asdict
 
@@ -317,19 +315,13 @@ MAX_VOCAB = 1 << _SHIFT
 
 
 class _Trainer:
-    """One training run's state; `run` fills merges, vocab and stop_reason.
-
-    All rows live in one flat linked list: `sym[p]` is the token at position
-    p, `nxt[p]`/`prv[p]` link the live positions of a row (-1 at its ends),
-    and `weight[p]` is the count of p's row. `where` maps a pair key to the
-    positions of its left token, so a merge visits exactly its sites; entries
-    made stale by other merges are checked and skipped.
-    """
+    """One training run's state; `run` fills merges, vocab and stop_reason."""
 
     def __init__(self, pieces, settings, on_progress, record):
         self.settings = settings
         self.on_progress = on_progress
-        self.pieces = pieces  # [(bytes, int)]
+        self.words = [list(piece) for piece, _ in pieces]  # [[int]]: each row's current ids
+        self.counts = [count for _, count in pieces]  # [int]
         self.vocab = {i: bytes([i]) for i in range(256)}  # int -> bytes
         self.ids_by_bytes = {token: i for i, token in self.vocab.items()}  # bytes -> int
         self.merges = []  # [(int, int)]
@@ -364,8 +356,7 @@ class _Trainer:
 
     def pop_first_seen(self, count):
         # Every valid entry at the top count is a tie; the one whose first
-        # occurrence comes first wins; the rest go back. Positions are laid out
-        # row after row in first-seen order, so the smallest live site is first.
+        # occurrence (row, position) comes first wins; the rest go back.
         heap, pair_counts = self.heap, self.pair_counts
         tied = {}
         while heap and -heap[0][0] == count:
@@ -379,57 +370,35 @@ class _Trainer:
         return best, count
 
     def first_occurrence(self, key):
-        sym, nxt = self.sym, self.nxt
         a, b = key >> _SHIFT, key & _MASK
-        live = [p for p in self.where[key] if sym[p] == a and nxt[p] >= 0 and sym[nxt[p]] == b]
-        if not live:
-            raise AssertionError(f"pair {(a, b)} has a count but no position holds it")
-        return min(live)
+        for row in sorted(self.where[key]):
+            w = self.words[row]
+            for i in range(len(w) - 1):
+                if w[i] == a and w[i + 1] == b:
+                    return row, i
+        raise AssertionError(f"pair {(a, b)} has a count but no row holds it")
 
     # -- the run -----------------------------------------------------------
-    def build(self):
-        """Lay the rows out flat and count every pair once."""
-        pieces = self.pieces
-        sym = list(chain.from_iterable(piece for piece, _ in pieces))  # bytes are ids in the seed layout
-        n = len(sym)
-        weight = list(chain.from_iterable(repeat(count, len(piece)) for piece, count in pieces))
-        nxt = list(range(1, n + 1))
-        prv = list(range(-1, n - 1))
-        starts = []  # position of each row's first token
-        position = 0
-        for piece, _ in pieces:
-            starts.append(position)
-            position += len(piece)
-            nxt[position - 1] = -1
-            prv[position - len(piece)] = -1
-        # keys[p] is the pair starting at p; a row's last position makes a key
-        # with the next row's first token, which is not a pair: it is dropped.
-        keys = list(map(add, map(_SCALE, sym), sym[1:] + [_MASK]))
-        for start in starts[1:]:
-            keys[start - 1] = -1
-        if n:
-            keys[n - 1] = -1
-        pair_counts = Counter()
-        where = defaultdict(list)  # pair key -> positions of its left token
-        pair_counts.update(keys)  # each position once, in C; rows seen more than once add the rest
-        for row, (piece, count) in enumerate(pieces):
-            if count > 1:
-                start = starts[row]
-                for key in keys[start : start + len(piece)]:
-                    pair_counts[key] += count - 1
-        for position, key in enumerate(keys):
-            where[key].append(position)
-        pair_counts.pop(-1, None)
-        where.pop(-1, None)
+    def run(self):
+        words, counts = self.words, self.counts
+        pair_counts = Counter()  # pair key -> count
+        where = defaultdict(list)  # pair key -> rows that held it (a row may repeat)
+        count_once = pair_counts.update  # C-level counting for the many rows seen once
+        for row, (w, c) in enumerate(zip(words, counts)):
+            keys = list(map(add, map(_SCALE, w), w[1:]))  # the row's pairs as keys, in C
+            if c == 1:
+                count_once(keys)
+            else:
+                for key in keys:
+                    pair_counts[key] += c
+            for key in set(keys):
+                where[key].append(row)
         pair_counts = dict(pair_counts)  # plain dict: Counter's __delitem__ is Python code
-        self.sym, self.nxt, self.prv, self.weight, self.starts = sym, nxt, prv, weight, starts
         self.pair_counts, self.where = pair_counts, where
         self.heap = [self.entry(c, key) for key, c in pair_counts.items()]
         heapq.heapify(self.heap)
-        self.tokens = sum(len(piece) * count for piece, count in pieces)
+        self.tokens = sum(len(w) * c for w, c in zip(words, counts))
 
-    def run(self):
-        self.build()
         settings = self.settings
         budget = settings.merge_budget()
         by_size = settings.vocab_size is not None
@@ -460,7 +429,7 @@ class _Trainer:
             raise TrainingCancelled(f"training cancelled after {done} of {total} merges")
 
     def merge(self, key, count):
-        """Merge the pair at every site; returns the step record (or None)."""
+        """Merge the pair everywhere; returns the step record (or None)."""
         a, b = key >> _SHIFT, key & _MASK
         new_bytes = self.vocab[a] + self.vocab[b]
         # Two different pairs can spell the same bytes; like HF tokenizers we
@@ -474,44 +443,55 @@ class _Trainer:
         self.merges.append((a, b))
         self.merge_counts.append(count)
 
-        sym, nxt, prv, weight, pair_counts, where = self.sym, self.nxt, self.prv, self.weight, self.pair_counts, self.where
+        words, counts, pair_counts, where = self.words, self.counts, self.pair_counts, self.where
         recording = self.steps is not None
-        sites = where.pop(key)
-        if a == b:
-            sites.sort()  # overlapping sites (aaa) must go left to right
-        if recording:
-            rows = sorted({bisect_right(self.starts, p) - 1 for p in sites})
-            before = {row: self.row_tokens(row) for row in rows}
+        changed_rows = [] if recording else None
         delta = defaultdict(int)  # pair key -> change in count
-        shift = _SHIFT
-        a_shifted, b_shifted, new_shifted = a << shift, b << shift, new << shift
+        new_rows = defaultdict(list)  # pair key -> rows that now hold it
+        new_shifted = new << _SHIFT
+        b_shifted = b << _SHIFT
         merged_total = 0
-        for p in sites:
-            if sym[p] != a:
-                continue  # stale: this position was merged into something else
-            q = nxt[p]
-            if q < 0 or sym[q] != b:
-                continue
-            c = weight[p]
-            merged_total += c
-            sym[p] = new
-            sym[q] = -1
-            r = nxt[q]
-            nxt[p] = r
-            l = prv[p]
-            if l >= 0:
-                left = sym[l] << shift
-                delta[left | a] -= c
-                k = left | new
-                delta[k] += c
-                where[k].append(l)  # sites is popped already: growing where is safe
-            if r >= 0:
-                prv[r] = p
-                right = sym[r]
-                delta[b_shifted | right] -= c
-                k = new_shifted | right
-                delta[k] += c
-                where[k].append(p)
+        for row in set(where.pop(key)):  # a row may be listed more than once
+            w = words[row]
+            before = list(w) if recording else None
+            if a == b:
+                hits = self.merge_row_same(w, a, new, counts[row], row, delta, new_rows)
+            else:
+                # A sentinel `a` at the end lets index() always succeed, so the
+                # scan needs no exception to stop; it cannot pair with b != a.
+                w.append(a)
+                index = w.index
+                last = len(w) - 1  # the sentinel's position
+                i = index(a)
+                hits = 0
+                if i < last:
+                    c = counts[row]
+                    while i < last:
+                        if w[i + 1] == b:
+                            hits += 1
+                            if i:
+                                left = w[i - 1] << _SHIFT
+                                delta[left | a] -= c
+                                k = left | new
+                                delta[k] += c
+                                new_rows[k].append(row)
+                            w[i] = new
+                            del w[i + 1]
+                            last -= 1
+                            if i + 1 < last:
+                                right = w[i + 1]
+                                delta[b_shifted | right] -= c
+                                k = new_shifted | right
+                                delta[k] += c
+                                new_rows[k].append(row)
+                        i = index(a, i + 1)
+                    merged_total += hits * c
+                w.pop()
+            if hits and recording:
+                changed_rows.append((row, counts[row], before, list(w)))
+        if a == b:
+            merged_total = self.same_merged
+            self.same_merged = 0
         del pair_counts[key]
         delta.pop(key, None)
         self.tokens -= merged_total
@@ -539,34 +519,56 @@ class _Trainer:
                     vanished.append((k >> _SHIFT, k & _MASK, old))
                 elif old == 0:
                     appeared.append((k >> _SHIFT, k & _MASK, now))
+        for k, rows in new_rows.items():
+            held = where.get(k)
+            if held is None:
+                where[k] = rows
+            else:
+                held += rows
 
         if not recording:
             return None
-        changed = [row for row in rows if self.row_tokens(row) != before[row]]
+        changed_rows.sort()
         return {
             "rank": len(self.merges) - 1,
             "pair": (a, b),
             "id": new,
             "count": count,
             "merged": merged_total,  # below count when occurrences overlap, as in aaa
-            "rows_changed": len(changed),
+            "rows_changed": len(changed_rows),
             "rows": [
-                {"row": row, "count": self.pieces[row][1], "before": before[row], "after": self.row_tokens(row)}
-                for row in changed[:_ROWS_KEPT]
+                {"row": row, "count": c, "before": before, "after": after}
+                for row, c, before, after in changed_rows[:_ROWS_KEPT]
             ],
             "vanished": sorted(vanished, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],
             "appeared": sorted(appeared, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],
             "tokens_after": self.tokens,
         }
 
-    def row_tokens(self, row):
-        """The current tokens of one row (for recording)."""
-        out = []
-        p = self.starts[row]
-        while p >= 0:
-            out.append(self.sym[p])
-            p = self.nxt[p]
-        return out
+    same_merged = 0
+
+    def merge_row_same(self, w, a, new, c, row, delta, new_rows):
+        """Merge (a, a) in one row, left to right without overlap; returns the hits."""
+        hits = 0
+        i = 0
+        while i < len(w) - 1:
+            if w[i] == a and w[i + 1] == a:
+                hits += 1
+                if i:
+                    left = w[i - 1] << _SHIFT
+                    delta[left | a] -= c
+                    delta[left | new] += c
+                    new_rows[left | new].append(row)
+                w[i] = new
+                del w[i + 1]
+                if i + 1 < len(w):
+                    right = w[i + 1]
+                    delta[(a << _SHIFT) | right] -= c
+                    delta[(new << _SHIFT) | right] += c
+                    new_rows[(new << _SHIFT) | right].append(row)
+            i += 1
+        self.same_merged += hits * c
+        return hits
 
     def top_pairs(self):
         """The best pairs before a merge, in tie-break order: [(a, b, count)]."""
