@@ -216,6 +216,17 @@ def _train(payload, progress):
     return info
 
 
+def _report_request(payload, progress):
+    """The compression report of a trained tokenizer, asked for after training (it can take longer)."""
+    entry = _entry(payload)
+    if entry.result is None:
+        raise RequestError(f"tokenizer {payload['handle']!r} was not trained here: no training text to measure")
+    heldout = payload.get("heldout")
+    if heldout is not None and not isinstance(heldout, str):
+        raise RequestError("report: heldout must be a string or null")
+    return _report(entry, heldout or None, progress)
+
+
 def _report(entry, heldout, progress):
     """The compression report (report.py) for the training text and the held-out text."""
     throttle = _Throttle(progress, "report")
@@ -363,6 +374,7 @@ _HANDLERS = {
     "trace": _trace,
     "at_merges": _at_merges,
     "reference": _reference,
+    "report": _report_request,
 }
 
 

@@ -130,3 +130,15 @@ def test_steps_trace_and_at_merges_for_the_later_views():
     assert small["n_merges"] == 3 and small["merges"] == info["merges"][:3]
     without = call("steps", {"handle": small["handle"]})["error"]
     assert "record: true" in without["message"]
+
+
+def test_report_request_measures_a_trained_tokenizer_with_heldout_text():
+    info = train_seed003(report=False)
+    assert "report" not in info
+    messages = []
+    reply = call("report", {"handle": info["handle"], "heldout": "the lowest newest"}, messages.append)
+    assert reply["ok"], reply
+    result = reply["result"]
+    assert result["train"]["tokens"] == 40 and result["heldout"]["characters"] == 17
+    assert [point["merges"] for point in result["curve"]][0] == 0 and result["curve"][-1]["merges"] == 8
+    assert json.loads(messages[-1])["done"] == json.loads(messages[-1])["total"]

@@ -418,7 +418,7 @@ ui.limitBack.addEventListener("click", () => {
   ui.text.focus();
 });
 
-const RUN_NAMES = { train: "training", export: "writing the files", import: "importing files" };
+const RUN_NAMES = { train: "training", export: "writing the files", import: "importing files", report: "measuring compression" };
 
 function beginRun(kind, label) {
   state.running = { kind, started: performance.now() };
@@ -462,7 +462,8 @@ async function runTraining(documents, truncation) {
   const payload = {
     documents,
     settings: { ...toTrainSettings(settings), document_separator: separator || null },
-    heldout: ui.heldout.value || null,
+    // The report comes in its own request after the export, so results show as soon as merges exist.
+    report: false,
     // The worker cuts with the CLI's own function and records the cut in the manifest.
     truncate: Boolean(truncation?.truncate),
     char_limit: settings.limit,
@@ -478,6 +479,7 @@ async function runTraining(documents, truncation) {
     endRun();
     renderResults();
     await exportCurrent();
+    await measureCurrent(ui.heldout.value || null);
     // Counts finished runs, so a test (or a script) can tell this result from the one before.
     ui.app.dataset.runs = String(++state.runs);
     if (info.truncation) {
@@ -495,6 +497,9 @@ async function runTraining(documents, truncation) {
 
 ui.cancel.addEventListener("click", () => {
   if (!state.running) return;
+  if (state.running.kind !== "train") {
+    show(ui.runMessage, `Cancelled while ${RUN_NAMES[state.running.kind] || state.running.kind}. Python was restarted; your text, settings and the results shown are unchanged.`, "");
+  }
   detachCurrent();
   state.running = null;
   ui.progressPanel.hidden = true;
@@ -546,8 +551,8 @@ function renderResults() {
   renderMergePage();
   renderVocab();
   renderReport();
-  ui.tabCompression.hidden = !info.report;
-  if (!info.report && ui.tabCompression.getAttribute("aria-selected") === "true") selectTab(ui.tabs[0]);
+  ui.tabCompression.hidden = info.source !== "trained";
+  if (ui.tabCompression.hidden && ui.tabCompression.getAttribute("aria-selected") === "true") selectTab(ui.tabs[0]);
   ui.exportPanel.hidden = info.source !== "trained";
 }
 
@@ -640,11 +645,36 @@ const REPORT_ROWS = [
   ["entries_used", "Vocabulary entries used", (v) => fmt(v)],
 ];
 
+/** Ask the worker for the compression report of the current tokenizer and show it. */
+async function measureCurrent(heldout) {
+  const info = state.current;
+  if (!info || info.source !== "trained" || info.detached) return;
+  beginRun("report", "Measuring compression…");
+  try {
+    info.report = await client.request("report", { handle: info.handle, heldout }, { onProgress: onTrainProgress });
+    info.reportMessage = null;
+  } catch (error) {
+    info.reportMessage = error.type === "Cancelled"
+      ? "The compression report was cancelled. Train again to measure it."
+      : `The compression report failed: ${error.message}`;
+  }
+  endRun();
+  if (state.current === info) {
+    renderReport();
+    renderVocab();
+  }
+}
+
 function renderReport() {
-  const report = state.current.report;
+  const info = state.current;
+  const report = info.report;
   clear(ui.reportBody);
   clear(ui.curve);
-  if (!report) return;
+  if (!report) {
+    const message = info.reportMessage || "Measuring compression…";
+    ui.reportBody.append(el("tr", {}, el("td", { colspan: "3", text: message })));
+    return;
+  }
   for (const [key, label, format] of REPORT_ROWS) {
     const a = report.train?.[key];
     const b = report.heldout?.[key];
