@@ -448,8 +448,9 @@ class _Trainer:
         changed_rows = [] if recording else None
         delta = defaultdict(int)  # pair key -> change in count
         new_rows = defaultdict(list)  # pair key -> rows that now hold it
-        new_shifted = new << _SHIFT
-        b_shifted = b << _SHIFT
+        shift = _SHIFT
+        new_shifted = new << shift
+        b_shifted = b << shift
         merged_total = 0
         for row in set(where.pop(key)):  # a row may be listed more than once
             w = words[row]
@@ -470,7 +471,7 @@ class _Trainer:
                         if w[i + 1] == b:
                             hits += 1
                             if i:
-                                left = w[i - 1] << _SHIFT
+                                left = w[i - 1] << shift
                                 delta[left | a] -= c
                                 k = left | new
                                 delta[k] += c
