@@ -88,7 +88,7 @@ def build(out):
         )
     if out.exists():
         shutil.rmtree(out)
-    shutil.copytree(WEB, out, ignore=shutil.ignore_patterns("*~", ".*"))
+    shutil.copytree(WEB, out, ignore=shutil.ignore_patterns("*~", ".*", "README.md"))
 
     (out / "pyodide").mkdir()
     for name in PYODIDE_CORE:

@@ -155,5 +155,23 @@ def test_malformed_imports_get_specific_errors(trained, files, expected):
     expect(message).to_contain_text(expected)
 
 
+def test_import_of_gpt2s_real_files(trained):
+    """GPT-2's own encoder.json + vocab.bpe (rebuilt byte for byte from the r50k ranks): 50,000 merges."""
+    from bpelab.openai_vocab import gpt2_files
+
+    encoder_json, vocab_bpe = gpt2_files()
+    page = trained.page
+    message = import_files(trained, {"encoder.json": encoder_json.encode(), "vocab.bpe": vocab_bpe.encode()})
+    expect(message).to_have_class("alert ok")
+    expect(message).to_contain_text("50,257 tokens, 50,000 merges")
+    first = page.locator("#merge-body tr").first.locator("td")
+    # GPT-2's first merge is 'Ġ t': a space and t, id 256 in its own layout.
+    assert first.all_inner_texts()[1:4] == ["256", "␣+t", "␣t"]
+    expect(page.locator("#merge-range")).to_contain_text("of 50,000 merges · page 1 of 500")
+    page.locator("#merge-jump").fill("49999")
+    page.locator("#merge-jump").press("Enter")
+    expect(page.locator("#merge-range")).to_contain_text("page 500 of 500")
+
+
 def test_no_request_left_the_origin(site):
     assert site.outside == []
