@@ -37,6 +37,20 @@ def test_boot_goes_through_named_stages_to_ready(fresh_site):
     assert fresh_site.outside == []
 
 
+def test_a_failed_boot_says_why_and_restart_recovers(fresh_site):
+    page = fresh_site.page
+    page.route("**/py/bpelab.zip*", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(fresh_site.url)
+    expect(page.locator("#app")).to_have_attribute("data-state", "error", timeout=60_000)
+    expect(page.locator("#fatal")).to_contain_text("Python could not start: could not load /py/bpelab.zip: HTTP 404")
+    expect(page.locator("#train")).to_be_disabled()
+    page.unroute("**/py/bpelab.zip*")
+    page.locator("#restart").click()
+    fresh_site.wait_ready()
+    expect(page.locator("#fatal")).to_be_hidden()
+    assert fresh_site.outside == []
+
+
 def test_seed003_sample_learns_the_seeds_eight_merges(site):
     page = site.page
     page.select_option("#sample", "seed003-low-lower")
@@ -162,7 +176,7 @@ def test_over_a_small_limit_the_user_chooses(site):
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("The text has 80 characters, and the limit is 50")
     expect(page.locator("#limit-truncate")).to_be_focused()
-    page.locator("#limit-back").click()
+    page.keyboard.press("Escape")  # the same as Go back
     expect(dialog).to_be_hidden()
     assert page.locator("#results-summary").inner_text() == summary_before  # nothing was trained
     before = site.runs()

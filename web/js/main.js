@@ -412,6 +412,9 @@ ui.limitTruncate.addEventListener("click", () => {
   ui.limitDialog.hidden = true;
   runTraining(pending.documents, { truncate: true, originalChars: pending.chars });
 });
+ui.limitDialog.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") ui.limitBack.click();
+});
 ui.limitBack.addEventListener("click", () => {
   state.pendingTruncation = null;
   ui.limitDialog.hidden = true;
