@@ -20,12 +20,14 @@ import codecs
 import heapq
 import re
 from itertools import chain
+from operator import add
 
 from .pretokenize import SPACE_STAND_IN, Pretokenizer, get_pretokenizer, split_special
 
 _NO_RANK = 1 << 62  # larger than any rank; lets min() skip pairs that cannot merge
 # Pieces longer than this use the heap merger: the list scan is quadratic.
 _LONG_PIECE = 128
+_SEGMENT_FROM = 8  # non-ASCII pre-tokens of at least this many characters are cut into segments
 _CACHE_LIMIT = 200_000  # pre-tokens kept per tokenizer before the cache restarts
 
 
@@ -141,7 +143,9 @@ class Tokenizer:
         # When every byte id is below 256, bytes.translate maps a piece to ids in C.
         self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
         self._token_bytes = self.vocab | {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
-        self._cache = _PieceCache(lambda piece: self.encode_piece(piece.encode("utf-8")))  # str -> ids
+        self._cache = _PieceCache(self._encode_piece_text)  # str -> ids
+        self._segment_cache = _PieceCache(lambda segment: self.encode_piece(segment.encode("utf-8")))
+        self._seams = None  # (char bigrams, byte bigrams) inside tokens; see _segments
         # part -> ids of " " + part (see Pretokenizer.space_parts)
         self._spaced_cache = _PieceCache(lambda part: self._encode_chunk(" " + part.replace(SPACE_STAND_IN, " ")))
         self._special_pattern = _alternation(self.special_tokens)
@@ -220,6 +224,47 @@ class Tokenizer:
     def _encode_chunk(self, text):
         cache = self._cache
         return list(chain.from_iterable(map(cache.__getitem__, self.pretokenizer.split(text))))
+
+    def _encode_piece_text(self, piece):
+        if len(piece) >= _SEGMENT_FROM and not piece.isascii():
+            segments = self._segments(piece)
+            if len(segments) > 1:
+                return list(chain.from_iterable(map(self._segment_cache.__getitem__, segments)))
+        return self.encode_piece(piece.encode("utf-8"))
+
+    def _segments(self, piece):
+        """A long pre-token cut where no token of the vocabulary can span the cut.
+
+        A merge makes a token out of adjacent parts, so a cut that no token
+        (as a substring of the piece) spans is never crossed, and the parts on
+        either side never meet: BPE of the piece is BPE of each segment, and
+        short segments (a character, a common word) repeat, so they cache well.
+        Long Chinese or Japanese pieces become short segments this way.
+
+        A token spanning the cut between characters x and y either decodes
+        (then it holds the bigram xy) or holds a partial character (then it
+        holds the last byte of x followed by the first byte of y). Both sets
+        are collected once from the vocabulary. ASCII pairs are never cut, so
+        only tokens with non-ASCII text need looking at.
+        """
+        if self._seams is None:
+            self._seams = _seams(self.vocab.values())
+        chars, byte_pairs = self._seams
+        segments = []
+        start = 0
+        previous = piece[0]
+        for i in range(1, len(piece)):
+            current = piece[i]
+            if (
+                (previous > "\x7f" or current > "\x7f")
+                and previous + current not in chars
+                and previous.encode("utf-8")[-1:] + current.encode("utf-8")[:1] not in byte_pairs
+            ):
+                segments.append(piece[start:i])
+                start = i
+            previous = current
+        segments.append(piece[start:])
+        return segments
 
     def encode_piece(self, piece):
         """Ids for one pre-token, given as bytes, by applying merges in rank order.
@@ -413,6 +458,26 @@ class Tokenizer:
             f"Tokenizer({label}{len(self.vocab)} tokens, {len(self.special_tokens)} special, "
             f"pretokenizer={self.pretokenizer.name!r}, rule={self.merge_rule!r})"
         )
+
+
+def _seams(tokens):
+    """({two characters inside a token}, {two bytes at a character start inside a token}).
+
+    Only tokens with non-ASCII bytes are read; see Tokenizer._segments.
+    """
+    chars, byte_pairs = set(), set()
+    for token in tokens:
+        if token.isascii():
+            continue
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            for i in range(1, len(token)):
+                if token[i] < 0x80 or token[i] >= 0xC0:  # a character starts here
+                    byte_pairs.add(token[i - 1 : i + 1])
+            continue
+        chars.update(map(add, text, text[1:]))  # each pair of neighbouring characters, in C
+    return frozenset(chars), frozenset(byte_pairs)
 
 
 class _PieceCache(dict):
