@@ -25,7 +25,14 @@ async function fetchOk(url) {
 
 async function boot() {
   stage("config");
-  build = await (await fetchOk(new URL("build.json", SITE))).json();
+  // The build info and the package download while Pyodide starts, not after it.
+  const buildReady = fetchOk(new URL("build.json", SITE)).then((response) => response.json());
+  const zipReady = buildReady.then(async (info) => {
+    // The hash in the query string makes a rebuilt package bypass any cached copy.
+    const zipURL = new URL(`py/bpelab.zip?v=${info.package_sha256.slice(0, 16)}`, SITE);
+    return (await fetchOk(zipURL)).arrayBuffer();
+  });
+  zipReady.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
   stage("runtime");
   const indexURL = new URL("pyodide/", SITE).href;
   pyodide = await loadPyodide({
@@ -37,10 +44,9 @@ async function boot() {
     stdout: (line) => console.log("[py]", line),
     stderr: (line) => console.warn("[py]", line),
   });
+  build = await buildReady;
   stage("package");
-  // The hash in the query string makes a rebuilt package bypass any cached copy.
-  const zipURL = new URL(`py/bpelab.zip?v=${build.package_sha256.slice(0, 16)}`, SITE);
-  const zip = await (await fetchOk(zipURL)).arrayBuffer();
+  const zip = await zipReady;
   pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide/site" });
   stage("import");
   pyodide.runPython("import sys\nif '/home/pyodide/site' not in sys.path: sys.path.insert(0, '/home/pyodide/site')");
