@@ -101,7 +101,11 @@ def tiktoken_encoding(reference_ranks, tiktoken_sources, tmp_path_factory):
         # tiktoken names each cached file by the sha1 of its URL.
         (cache / hashlib.sha1(url.encode()).hexdigest()).write_bytes(data)
 
+    read_file = tiktoken.load.read_file
+
     def no_download(blobpath):
+        if not blobpath.startswith(("http://", "https://")):
+            return read_file(blobpath)  # a local file (tests load our own exports this way)
         raise AssertionError(f"tiktoken tried to download {blobpath}: its cached copy is missing or fails its hash")
 
     patch = pytest.MonkeyPatch()
