@@ -234,6 +234,22 @@ def test_settings_round_trip_through_the_url(site):
     site.set_hash("")
 
 
+def test_short_pasted_text_travels_in_the_link(site):
+    page = site.page
+    site.set_hash("#mode=merges&size=5")
+    page.locator("#clear-text").click()
+    site.set_text("naïve café, naïve café")
+    expect(page).to_have_url(re.compile(r"text=na%C3%AFve%20caf%C3%A9"))
+    page.reload()
+    site.wait_ready()
+    expect(page.locator("#text")).to_have_value("naïve café, naïve café")
+    expect(page.locator("#size")).to_have_value("5")
+    site.set_text("x" * 1001)  # longer texts stay out of the URL
+    expect(page).not_to_have_url(re.compile(r"text="))
+    page.locator("#clear-text").click()
+    site.set_hash("")
+
+
 def test_invalid_settings_are_reported_before_training(site):
     page = site.page
     site.set_text("some text")
