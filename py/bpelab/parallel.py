@@ -1,8 +1,9 @@
 """Parallel pre-tokenization for large corpora (CPython only; Pyodide has no processes).
 
-The text is cut only where no pre-token can cross: at document boundaries and
-around special tokens (seed 003). Each worker counts its share; the tables are
-added in text order, so the result, first-seen order included, equals one
+The text is cut only where no pre-token can cross: at document boundaries,
+around special tokens (seed 003), and, for the built-in patterns, at their cut
+points (a space after a non-space; see Pretokenizer.segments). Each worker
+counts its share; the tables are added in text order, so the result equals one
 worker's.
 """
 
@@ -52,7 +53,11 @@ def count_pieces_parallel(documents, settings, workers):
         for chunk, _start, is_special in split_special(doc, settings.special_tokens)
         if not is_special
     ]
-    groups = batches(chunks, workers * 4)
+    pretokenizer = get_pretokenizer(settings.pretokenizer, settings.pattern)
+    share = max(1, sum(map(len, chunks)) // workers)
+    if pretokenizer.chunkable:
+        chunks = [part for chunk in chunks for part in pretokenizer.segments(chunk, share)]
+    groups = batches(chunks, workers)  # one table per worker: returning tables is the cost
     jobs = [(settings.pretokenizer, settings.pattern, group) for group in groups]
     if sum(map(len, chunks)) < MIN_PARALLEL_CHARS or len(groups) < 2:
         tables = map(_count_batch, jobs)

@@ -770,16 +770,31 @@ class Pretokenizer:
             return Counter(self.split(text))
         if len(text) <= _COUNT_SEGMENT:
             return self._count_segment(text)
-        # Count a long text a segment at a time, cut at cut points: findall's
-        # list holds ~50 bytes a piece, so peak memory would otherwise grow
-        # with the text.
+        # Count a long text a segment at a time: findall's list holds ~50
+        # bytes a piece, so peak memory would otherwise grow with the text.
         counts = Counter()
+        for segment in self.segments(text, _COUNT_SEGMENT):
+            counts.update(self._count_segment(segment))
+        return counts
+
+    def segments(self, text, size):
+        """Text cut at cut points into parts of about `size` characters that split on their own.
+
+        For built-in patterns only (see chunkable); used to count long texts in
+        pieces and to share them among processes.
+
+        >>> get_pretokenizer("gpt2").segments("aa bb cc dd", 4)
+        ['aa bb', ' cc dd']
+        """
+        if not self.chunkable:
+            raise PretokenizeError(f"pre-tokenizer {self.name!r} has no safe cut points; split the whole text")
+        out = []
         start = 0
         while start < len(text):
-            end = _cut_after(text, start + _COUNT_SEGMENT) if start + _COUNT_SEGMENT < len(text) else len(text)
-            counts.update(self._count_segment(text[start:end]))
+            end = _cut_after(text, start + size) if start + size < len(text) else len(text)
+            out.append(text[start:end])
             start = end
-        return counts
+        return out
 
     def _count_segment(self, text):
         if not _has_astral(text):
