@@ -157,3 +157,15 @@ def test_segments_never_change_the_ids(text):
     for tok in (load_reference("o200k"), train("中国人民 日本語 中文 的的 " * 5, num_merges=60).tokenizer):
         for piece in tok.pretokenizer.split(text):
             assert tok._encode_piece_text(piece) == tok.encode_piece(piece.encode("utf-8")), piece
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_spacey, size=st.integers(1, 12), name=st.sampled_from(["whitespace", "gpt2", "cl100k", "o200k"]))
+def test_segments_split_like_the_whole_text(text, size, name):
+    """Pretokenizer.segments (used to count long texts and to share them among processes) never moves a split."""
+    from bpelab.pretokenize import get_pretokenizer
+
+    pretokenizer = get_pretokenizer(name)
+    parts = pretokenizer.segments(text, size)
+    assert "".join(parts) == text
+    assert [piece for part in parts for piece in pretokenizer.split(part)] == pretokenizer.split(text)
