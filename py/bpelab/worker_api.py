@@ -349,12 +349,12 @@ def _reference(payload, progress):
     path = payload.get("path")
     if not isinstance(path, str):
         raise RequestError(f"reference {name!r}: the site has no rank file for it (build_ranks.py was not run)")
-    with open(path, "rb") as handle_:
-        data = handle_.read()
+    with open(path, "rb") as file:
+        data = file.read()
     tokenizer = load_reference(name, data)
-    handle = _register(_Entry(tokenizer, source="reference", name=tokenizer.name))
+    key = _register(_Entry(tokenizer, source="reference", name=tokenizer.name))
     # A 200,000-token table is too much to send or to recover merges for unasked.
-    return _describe(handle, _REGISTRY[handle], include_vocab=bool(payload.get("vocab")), include_merges=False)
+    return _describe(key, _REGISTRY[key], include_vocab=bool(payload.get("vocab")), include_merges=False)
 
 
 def _ping(payload, progress):
