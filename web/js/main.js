@@ -100,8 +100,20 @@ const client = new WorkerClient(new URL("./worker.js", import.meta.url), {
     }
   },
   onFatal: (message) => workerFailed(`Python could not start: ${message}`),
-  onCrash: (message) => workerFailed(`The Python worker stopped unexpectedly: ${message}`),
+  onCrash: (message) => workerCrashed(message),
 });
+
+/** A worker that ran and then died is restarted at once; one that cannot start waits for the user. */
+function workerCrashed(message) {
+  state.running = null;
+  ui.progressPanel.hidden = true;
+  detachCurrent();
+  show(ui.runMessage, `The Python worker stopped unexpectedly (${message}). It was restarted; ` +
+    "your text, settings and the results shown are unchanged. Run the last step again to continue.", "error");
+  setPhase("booting");
+  ui.status.textContent = "Restarting Python after a crash…";
+  client.restart("the worker crashed");
+}
 
 function workerFailed(message) {
   setPhase("error");
@@ -485,6 +497,7 @@ async function runTraining(documents, truncation) {
     await measureCurrent(ui.heldout.value || null);
     // Counts finished runs, so a test (or a script) can tell this result from the one before.
     ui.app.dataset.runs = String(++state.runs);
+    if (state.phase === "ready") ui.status.textContent = `Python is ready · learned ${fmt(info.n_merges)} merges`;
     if (info.truncation) {
       show(ui.runMessage, `Trained on the first ${fmt(info.truncation.kept_characters)} of ${fmt(info.truncation.original_characters)} characters, as you chose. The manifest records the cut.`, "warn");
     }
@@ -619,6 +632,11 @@ function renderVocab() {
   if (lengths.length) {
     const mean = lengths.reduce((n, [, l]) => n + l, 0) / lengths.length;
     stats.push(stat("Mean merged-token length", `${mean.toFixed(2)} bytes`));
+  }
+  const specials = Object.entries(info.special_tokens).sort((x, y) => x[1] - y[1]);
+  if (specials.length) {
+    stats.push(el("div", { className: "wide" }, el("dt", { text: "Special tokens and their ids" }),
+      el("dd", { className: "specials" }, specials.map(([token, id]) => el("span", { className: "tok", text: `${token} = ${id}` })))));
   }
   ui.vocabStats.replaceChildren(...stats);
 
