@@ -40,3 +40,13 @@ def test_truncate_merges_matches_training_fewer():
     cut = truncate_merges(full, 15)
     assert cut.merges == short.merges and cut.vocab == short.vocab
     assert cut.encode(HELDOUT) == short.encode(HELDOUT)
+
+
+def test_training_curve_equals_encoding_with_fewer_merges():
+    """The free training curve (the trainer's own counts) equals encoding with the first k merges."""
+    from bpelab.report import _table_chars_per_token
+
+    result = train(TRAIN + "Xin chào thế giới 新しい日本語 ", num_merges=50)
+    for point in compression_report(result)["curve"]:
+        encoded = _table_chars_per_token(truncate_merges(result.tokenizer, point["merges"]), result.pieces)
+        assert point["train"] == encoded

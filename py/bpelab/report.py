@@ -112,10 +112,13 @@ def compression_report(result, heldout=None, *, points=CURVE_POINTS, on_progress
         table = count_pieces(heldout_docs, tokenizer.pretokenizer, specials)
         heldout_table = [(piece.encode("utf-8"), count) for piece, count in table.items()]
     xs = curve_points(len(result.merges), points)
+    train_characters = sum(len(piece.decode("utf-8")) * count for piece, count in train_table)
     for done, k in enumerate(xs):
-        small = truncate_merges(tokenizer, k)
-        point = {"merges": k, "train": _table_chars_per_token(small, train_table)}
-        point["heldout"] = _table_chars_per_token(small, heldout_table) if heldout_table else None
+        # The trainer counted its tokens after every merge: the training curve is free.
+        point = {"merges": k, "train": _ratio(train_characters, result.token_counts[k])}
+        point["heldout"] = None
+        if heldout_table:
+            point["heldout"] = _table_chars_per_token(truncate_merges(tokenizer, k), heldout_table)
         report["curve"].append(point)
         if on_progress is not None:
             on_progress(done + 1, len(xs))

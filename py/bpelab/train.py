@@ -170,6 +170,7 @@ class TrainResult:
     documents: list  # the training documents, as given
     pieces: list  # [(bytes, count)]: the pre-token table, in first-seen order
     steps: list | None = None  # per-merge records when trained with record=True
+    token_counts: list | None = None  # tokens in the pre-token table after 0, 1, ... merges
 
 
 def split_documents(corpus, separator=None):
@@ -289,6 +290,7 @@ def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, *
         documents=documents,
         pieces=pieces,
         steps=trainer.steps,
+        token_counts=trainer.token_counts,
     )
 
 
@@ -398,6 +400,7 @@ class _Trainer:
         self.heap = [self.entry(c, key) for key, c in pair_counts.items()]
         heapq.heapify(self.heap)
         self.tokens = sum(len(w) * c for w, c in zip(words, counts))
+        self.token_counts = [self.tokens]
 
         settings = self.settings
         budget = settings.merge_budget()
@@ -496,6 +499,7 @@ class _Trainer:
         del pair_counts[key]
         delta.pop(key, None)
         self.tokens -= merged_total
+        self.token_counts.append(self.tokens)
 
         vanished, appeared = [], []
         heap = self.heap
