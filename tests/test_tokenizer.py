@@ -169,3 +169,13 @@ def test_segments_split_like_the_whole_text(text, size, name):
     parts = pretokenizer.segments(text, size)
     assert "".join(parts) == text
     assert [piece for part in parts for piece in pretokenizer.split(part)] == pretokenizer.split(text)
+
+
+def test_clear_cache_forgets_every_encoding():
+    tok = train("新しい日本語のテキスト hello world " * 3, num_merges=30).tokenizer
+    text = "hello 新しい日本語のテキストです world"
+    ids = tok.encode(text)
+    assert tok._cache and tok._spaced_cache
+    tok.clear_cache()
+    assert not (tok._cache or tok._spaced_cache or tok._segment_cache)
+    assert tok.encode(text) == ids

@@ -157,6 +157,15 @@ class Tokenizer:
         """One more than the largest id: the size of an embedding table."""
         return max(self._token_bytes) + 1
 
+    def clear_cache(self):
+        """Forget every cached encoding (pieces, words, segments): the next encode is cold.
+
+        >>> Tokenizer.bytes_only().clear_cache()
+        """
+        self._cache.clear()
+        self._spaced_cache.clear()
+        self._segment_cache.clear()
+
     def encode_ordinary(self, text):
         """Ids for text, treating special-token spellings as ordinary text.
 
