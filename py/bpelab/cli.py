@@ -230,7 +230,12 @@ def build_parser():
     p.add_argument("--id-layout", choices=ID_LAYOUTS, default="seed")
     p.add_argument("--char-limit", type=int, default=CHAR_LIMIT, help=f"default {CHAR_LIMIT:,}; 0 for none")
     p.add_argument("--truncate", action="store_true", help="over the limit, train on the first --char-limit characters")
-    p.add_argument("--workers", type=int, default=1, help="processes for pre-tokenizing large files")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes for pre-tokenizing large inputs (default: one per core; the files are the same for any N)",
+    )
     p.add_argument("--out", required=True, help="directory for the files")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_train)

@@ -633,7 +633,7 @@ _CHUNK_RE = re.compile("(?s:.)[^ ]*+(?:(?<=%s) [^ ]*+)*+" % _SPACE_CLASS)
 # lets re skip ahead quickly, which makes this 3x faster than "(?<=\s) ".)
 _SPACE_AFTER_SPACE_RE = re.compile(r" (?<=\s )")
 SPACE_STAND_IN = "\ue000"
-_COUNT_SEGMENT = 1 << 20  # characters counted at a time by Pretokenizer.count
+_COUNT_SEGMENT = 1 << 18  # characters counted at a time by Pretokenizer.count
 
 
 def _has_astral(text):
