@@ -307,12 +307,11 @@ def _descending_key(token):
     return bytes(out)
 
 
-_SCALE = (1 << 21).__mul__  # a -> a << 21, as a C-level function for map()
-
 # Pairs are ints, (a << _SHIFT) | b: ints hash and compare faster than tuples,
 # and their order is the order of (a, b), which the smaller-id rule needs.
 _SHIFT = 21
 _MASK = (1 << _SHIFT) - 1
+_SCALE = (1 << _SHIFT).__mul__  # a -> a << _SHIFT, as a C-level function for map()
 MAX_VOCAB = 1 << _SHIFT
 
 
@@ -459,7 +458,8 @@ class _Trainer:
             w = words[row]
             before = list(w) if recording else None
             if a == b:
-                hits = self.merge_row_same(w, a, new, counts[row], row, delta, new_rows)
+                hits = _merge_row_same(w, a, new, counts[row], row, delta, new_rows)
+                merged_total += hits * counts[row]
             else:
                 # A sentinel `a` at the end lets index() always succeed, so the
                 # scan needs no exception to stop; it cannot pair with b != a.
@@ -493,9 +493,6 @@ class _Trainer:
                 w.pop()
             if hits and recording:
                 changed_rows.append((row, counts[row], before, list(w)))
-        if a == b:
-            merged_total = self.same_merged
-            self.same_merged = 0
         del pair_counts[key]
         delta.pop(key, None)
         self.tokens -= merged_total
@@ -550,31 +547,6 @@ class _Trainer:
             "tokens_after": self.tokens,
         }
 
-    same_merged = 0
-
-    def merge_row_same(self, w, a, new, c, row, delta, new_rows):
-        """Merge (a, a) in one row, left to right without overlap; returns the hits."""
-        hits = 0
-        i = 0
-        while i < len(w) - 1:
-            if w[i] == a and w[i + 1] == a:
-                hits += 1
-                if i:
-                    left = w[i - 1] << _SHIFT
-                    delta[left | a] -= c
-                    delta[left | new] += c
-                    new_rows[left | new].append(row)
-                w[i] = new
-                del w[i + 1]
-                if i + 1 < len(w):
-                    right = w[i + 1]
-                    delta[(a << _SHIFT) | right] -= c
-                    delta[(new << _SHIFT) | right] += c
-                    new_rows[(new << _SHIFT) | right].append(row)
-            i += 1
-        self.same_merged += hits * c
-        return hits
-
     def top_pairs(self):
         """The best pairs before a merge, in tie-break order: [(a, b, count)]."""
         heap, pair_counts = self.heap, self.pair_counts
@@ -590,3 +562,26 @@ class _Trainer:
         if self.tie_break == "first-seen":
             top.sort(key=lambda k: (-pair_counts[k], self.first_occurrence(k)))
         return [(k >> _SHIFT, k & _MASK, pair_counts[k]) for k in top]
+
+
+def _merge_row_same(w, a, new, c, row, delta, new_rows):
+    """Merge (a, a) in one row, left to right without overlap; returns the hits."""
+    hits = 0
+    i = 0
+    while i < len(w) - 1:
+        if w[i] == a and w[i + 1] == a:
+            hits += 1
+            if i:
+                left = w[i - 1] << _SHIFT
+                delta[left | a] -= c
+                delta[left | new] += c
+                new_rows[left | new].append(row)
+            w[i] = new
+            del w[i + 1]
+            if i + 1 < len(w):
+                right = w[i + 1]
+                delta[(a << _SHIFT) | right] -= c
+                delta[(new << _SHIFT) | right] += c
+                new_rows[(new << _SHIFT) | right].append(row)
+        i += 1
+    return hits
