@@ -627,12 +627,6 @@ _ASTRAL_STRETCH_RE = re.compile(
 _CHUNK_RE = re.compile("(?s:.)[^ ]*+(?:(?<=%s) [^ ]*+)*+" % _SPACE_CLASS)
 
 
-# A space after whitespace (re's broader \s: a superset is safe) is not a cut
-# point; space_parts hides it behind a private-use stand-in.
-# (Written as a space, then a look back at both characters: a leading literal
-# lets re skip ahead quickly, which makes this 3x faster than "(?<=\s) ".)
-_SPACE_AFTER_SPACE_RE = re.compile(r" (?<=\s )")
-SPACE_STAND_IN = "\ue000"
 _COUNT_SEGMENT = 1 << 18  # characters counted at a time by Pretokenizer.count
 
 
@@ -726,26 +720,6 @@ class Pretokenizer:
     def chunkable(self):
         """True when `chunks` cuts text into independently splittable parts (built-in patterns)."""
         return self._builtin and self.pattern is not None
-
-    def space_parts(self, text):
-        """Text cut at its cut points ("X| "), as (head, parts): head + ' ' + parts[0] + ...
-
-        Each ' ' + part splits on its own, exactly as inside the text, so an
-        encoder can cache parts (mostly words) and pay one str.split for the
-        rest. A space that follows whitespace is no cut point: in `parts` it is
-        SPACE_STAND_IN, to be put back before splitting. Returns None when the
-        text itself holds SPACE_STAND_IN.
-
-        >>> get_pretokenizer("gpt2").space_parts("Hi you  there")
-        ('Hi', ['you', '\ue000there'])
-        """
-        if not self.chunkable:
-            raise PretokenizeError(f"pre-tokenizer {self.name!r} has no safe cut points; use split()")
-        if SPACE_STAND_IN in text:
-            return None
-        text = _SPACE_AFTER_SPACE_RE.sub(SPACE_STAND_IN, text)
-        head, *parts = text.split(" ")
-        return head, parts
 
     def split_with_offsets(self, text):
         """The pieces with their (start, end) character offsets in `text`.

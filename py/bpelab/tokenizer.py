@@ -22,7 +22,7 @@ import re
 from itertools import chain
 from operator import add
 
-from .pretokenize import SPACE_STAND_IN, Pretokenizer, get_pretokenizer, split_special
+from .pretokenize import Pretokenizer, get_pretokenizer, split_special
 
 _NO_RANK = 1 << 62  # larger than any rank; lets min() skip pairs that cannot merge
 # Pieces longer than this use the heap merger: the list scan is quadratic.
@@ -146,8 +146,6 @@ class Tokenizer:
         self._cache = _PieceCache(self._encode_piece_text)  # str -> ids
         self._segment_cache = _PieceCache(lambda segment: self.encode_piece(segment.encode("utf-8")))
         self._seams = None  # (char bigrams, byte bigrams) inside tokens; see _segments
-        # part -> ids of " " + part (see Pretokenizer.space_parts)
-        self._spaced_cache = _PieceCache(lambda part: self._encode_chunk(" " + part.replace(SPACE_STAND_IN, " ")))
         self._special_pattern = _alternation(self.special_tokens)
 
     # ----------------------------------------------------------------- encode
@@ -158,12 +156,11 @@ class Tokenizer:
         return max(self._token_bytes) + 1
 
     def clear_cache(self):
-        """Forget every cached encoding (pieces, words, segments): the next encode is cold.
+        """Forget every cached encoding (pieces and segments): the next encode is cold.
 
         >>> Tokenizer.bytes_only().clear_cache()
         """
         self._cache.clear()
-        self._spaced_cache.clear()
         self._segment_cache.clear()
 
     def encode_ordinary(self, text):
@@ -216,21 +213,10 @@ class Tokenizer:
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
-        if self.pretokenizer.chunkable:
-            cut = self.pretokenizer.space_parts(text)
-            if cut is not None:
-                # Parts (mostly words) are cached with their leading space: a
-                # long text costs one str.split and lookups in C.
-                head, parts = cut
-                spaced = self._spaced_cache
-                if len(spaced) > _CACHE_LIMIT:
-                    spaced.clear()
-                ids = self._encode_chunk(head.replace(SPACE_STAND_IN, " "))
-                ids += chain.from_iterable(map(spaced.__getitem__, parts))
-                return ids
         return self._encode_chunk(text)
 
     def _encode_chunk(self, text):
+        # Cached pieces are looked up and joined in C; only new pieces run Python.
         cache = self._cache
         return list(chain.from_iterable(map(cache.__getitem__, self.pretokenizer.split(text))))
 
