@@ -19,11 +19,12 @@ Not here: training (`train.py`), file formats (`artifacts.py`), the patterns
 import codecs
 import heapq
 import re
-from itertools import chain
+from itertools import chain, repeat
 from operator import add
 
 from .pretokenize import Pretokenizer, get_pretokenizer, split_special
 
+_ONE_BYTE = [bytes((b,)) for b in range(256)]  # byte value -> one-byte string
 _NO_RANK = 1 << 62  # larger than any rank; lets min() skip pairs that cannot merge
 # Pieces longer than this use the heap merger: the list scan is quadratic.
 _LONG_PIECE = 128
@@ -288,7 +289,7 @@ class Tokenizer:
         # Lowest rank first, leftmost among equals, one merge at a time.
         get = self._pair_rank.get
         result = self._merge_result
-        ranks = [get(pair, _NO_RANK) for pair in zip(ids, ids[1:])]
+        ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_RANK)))  # in C
         while ranks:
             best = min(ranks)
             if best == _NO_RANK:
@@ -306,8 +307,8 @@ class Tokenizer:
     def _merge_by_ranks(self, piece):
         # tiktoken's byte_pair_merge, on byte strings.
         get = self._ranks.get
-        parts = [piece[i : i + 1] for i in range(len(piece))]
-        ranks = [get(a + b, _NO_RANK) for a, b in zip(parts, parts[1:])]
+        parts = list(map(_ONE_BYTE.__getitem__, piece))
+        ranks = list(map(get, map(add, parts, parts[1:]), repeat(_NO_RANK)))  # in C
         while ranks:
             best = min(ranks)
             if best == _NO_RANK:
