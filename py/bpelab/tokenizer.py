@@ -19,8 +19,8 @@ Not here: training (`train.py`), file formats (`artifacts.py`), the patterns
 import codecs
 import heapq
 import re
-from itertools import chain, repeat
-from operator import add
+from itertools import chain, compress, repeat
+from operator import add, not_
 
 from .pretokenize import Pretokenizer, get_pretokenizer, split_special
 
@@ -246,19 +246,17 @@ class Tokenizer:
         if self._seams is None:
             self._seams = _seams(self.vocab.values())
         chars, byte_pairs = self._seams
+        # Boundaries whose two characters sit together in some token, found in C.
+        joined = map(chars.__contains__, map(add, piece, piece[1:]))
         segments = []
         start = 0
-        previous = piece[0]
-        for i in range(1, len(piece)):
-            current = piece[i]
-            if (
-                (previous > "\x7f" or current > "\x7f")
-                and previous + current not in chars
-                and previous.encode("utf-8")[-1:] + current.encode("utf-8")[:1] not in byte_pairs
+        for i in compress(range(1, len(piece)), map(not_, joined)):
+            previous, current = piece[i - 1], piece[i]
+            if (previous > "\x7f" or current > "\x7f") and (
+                previous.encode("utf-8")[-1:] + current.encode("utf-8")[:1] not in byte_pairs
             ):
                 segments.append(piece[start:i])
                 start = i
-            previous = current
         segments.append(piece[start:])
         return segments
 
