@@ -144,6 +144,29 @@ def test_duplicate_spelling_reuses_the_id():
     assert result.merges == reference_train(corpus, **options)[0]
 
 
+def test_a_merge_that_reuses_an_id_matches_a_fresh_id():
+    """The trainer's path for a merge whose bytes already have an id.
+
+    No corpus tried so far spells one token two ways, so the test forces it:
+    the trainer starts with a ready-made id 256 for the bytes of the first
+    merge, which then reuses it; merges, counts and records must not change.
+    """
+    from bpelab.train import _descending_key, _Trainer
+
+    pieces = [(b"abab", 3), (b"aab", 2), (b"ba", 1), (b"bab", 2), (b"aaaa", 1)]
+    settings = TrainSettings(num_merges=6, pretokenizer="bytes", special_tokens=())
+    fresh = _Trainer(pieces, settings, None, record=True)
+    fresh.run()
+    first = fresh.vocab[256]
+    seeded = _Trainer(pieces, settings, None, record=True)
+    seeded.vocab[256] = first
+    seeded.ids_by_bytes[first] = 256
+    seeded.sort_keys[chr(256)] = _descending_key(first)
+    seeded.run()
+    assert seeded.merges == fresh.merges and seeded.merge_counts == fresh.merge_counts
+    assert seeded.steps == fresh.steps and seeded.vocab == fresh.vocab
+
+
 _words = st.sampled_from(["low", "lower", "newest", "widest", "aaa", "abab", "漢字", "かな", "x", "\n", "  "])
 
 

@@ -1,18 +1,22 @@
 """Training: learn merges from a corpus, fast, without changing a single merge.
 
 The algorithm is seed 003's: pre-tokenize into a table of distinct pieces with
-counts, then repeatedly merge the most frequent adjacent pair. This trainer
-keeps three structures so that a merge touches only what it changes:
+counts, then repeatedly merge the most frequent adjacent pair. Each row of
+the table is a str holding one character per token, chr(id), so that finding
+and replacing a pair in a row run in C. This trainer keeps three structures
+so that a merge touches only what it changes:
 
-- `pair_counts`: (id, id) -> total count over the table;
-- `where`: (id, id) -> the rows that held the pair (rows may go stale; a stale
-  row is found to lack the pair and skipped);
-- a heap of candidate pairs with lazy deletion: an entry whose count no longer
-  matches `pair_counts` is dropped when popped.
+- `pair_counts`: pair -> total count over the table;
+- `where`: pair -> the rows that held it (rows may go stale or repeat; a
+  stale row is found to lack the pair and skipped);
+- a heap of candidate pairs: a pair's entry may be too high, since a count
+  that drops is not pushed again; pop_best corrects such an entry when it
+  reaches the top, and drops the entries of pairs that are gone.
 
-A merge walks only the rows in `where[pair]` and, in each row, only the merge
-sites, updating the counts of the neighbouring pairs (the Rust trainers' way),
-so long rows (Chinese, Japanese) cost no more than short ones.
+A merge replaces the pair in the rows of `where[pair]` and then looks only at
+the merge sites, moving counts from the neighbouring pairs (x a, b y) to the
+new ones (x N, N y), the Rust trainers' way, so long rows (Chinese, Japanese)
+cost little more than short ones.
 
 Policies, all from the seeds:
 - tie-break `greater` (seed 003, CS336): the greater pair of byte strings;
@@ -28,8 +32,9 @@ Not here: the plain reference trainer (`reference.py`), encoding (`tokenizer.py`
 
 import hashlib
 import heapq
-from collections import Counter, defaultdict
-from operator import add
+from collections import Counter, defaultdict, deque
+from itertools import compress, repeat
+from operator import add, contains, mul, sub
 from dataclasses import dataclass, field, asdict
 
 from .pretokenize import PRETOKENIZER_NAMES, get_pretokenizer, split_special
@@ -307,12 +312,11 @@ def _descending_key(token):
     return bytes(out)
 
 
-# Pairs are ints, (a << _SHIFT) | b: ints hash and compare faster than tuples,
-# and their order is the order of (a, b), which the smaller-id rule needs.
-_SHIFT = 21
-_MASK = (1 << _SHIFT) - 1
-_SCALE = (1 << _SHIFT).__mul__  # a -> a << _SHIFT, as a C-level function for map()
-MAX_VOCAB = 1 << _SHIFT
+# A row is a str with one character per token, chr(id), so that finding and
+# replacing a pair run in C. A pair is a 2-character str; the order of such
+# strings is the order of (a, b), which the smaller-id rule needs.
+_SPARE = "\U0010ffff"  # marks the sites of a merge that reuses an existing id
+MAX_VOCAB = 0x10FFFF
 
 
 class _Trainer:
@@ -321,7 +325,7 @@ class _Trainer:
     def __init__(self, pieces, settings, on_progress, record):
         self.settings = settings
         self.on_progress = on_progress
-        self.words = [list(piece) for piece, _ in pieces]  # [[int]]: each row's current ids
+        self.words = [piece.decode("latin-1") for piece, _ in pieces]  # row -> str of chr(id)
         self.counts = [count for _, count in pieces]  # [int]
         self.vocab = {i: bytes([i]) for i in range(256)}  # int -> bytes
         self.ids_by_bytes = {token: i for i, token in self.vocab.items()}  # bytes -> int
@@ -330,24 +334,27 @@ class _Trainer:
         self.stop_reason = "size"
         self.steps = [] if record else None
         self.tie_break = settings.tie_break
-        self.sort_keys = {i: _descending_key(token) for i, token in self.vocab.items()}
+        self.sort_keys = {chr(i): _descending_key(token) for i, token in self.vocab.items()}
         if 256 + settings.merge_budget() >= MAX_VOCAB:
             raise ValueError(f"at most {MAX_VOCAB - 257:,} merges are supported, got {settings.merge_budget():,}")
 
     # -- the heap ----------------------------------------------------------
-    def entry(self, count, key):
-        """A heap entry: the smallest entry is the best pair; the key is last."""
+    def entry(self, count, pair):
+        """A heap entry: the smallest entry is the best pair; the pair is last."""
         if self.tie_break == "greater":
-            return (-count, self.sort_keys[key >> _SHIFT], self.sort_keys[key & _MASK], key)
-        return (-count, key)  # smaller-id; first-seen breaks ties at pop time
+            return (-count, self.sort_keys[pair[0]], self.sort_keys[pair[1]], pair)
+        return (-count, pair)  # smaller-id; first-seen breaks ties at pop time
 
     def pop_best(self):
-        """The best pair as (key, count), or None when no pair is left."""
+        """The best pair as (pair, count), or None when no pair is left."""
         heap, pair_counts = self.heap, self.pair_counts
         while heap:
             top = heap[0]
-            if pair_counts.get(top[-1]) != -top[0]:
-                heapq.heappop(heap)  # stale: the count changed since this push
+            now = pair_counts.get(top[-1])
+            if now != -top[0]:  # stale: the pair lost count or is gone
+                heapq.heappop(heap)
+                if now:
+                    heapq.heappush(heap, self.entry(now, top[-1]))
                 continue
             if self.tie_break != "first-seen":
                 heapq.heappop(heap)
@@ -361,42 +368,43 @@ class _Trainer:
         heap, pair_counts = self.heap, self.pair_counts
         tied = {}
         while heap and -heap[0][0] == count:
-            key = heapq.heappop(heap)[-1]
-            if pair_counts.get(key) == count:
-                tied[key] = True
+            pair = heapq.heappop(heap)[-1]
+            now = pair_counts.get(pair)
+            if now == count:
+                tied[pair] = True
+            elif now:  # stale and lower: goes below this level
+                heapq.heappush(heap, self.entry(now, pair))
         best = min(tied, key=self.first_occurrence)
-        for key in tied:
-            if key != best:
-                heapq.heappush(heap, self.entry(count, key))
+        for pair in tied:
+            if pair != best:
+                heapq.heappush(heap, self.entry(count, pair))
         return best, count
 
-    def first_occurrence(self, key):
-        a, b = key >> _SHIFT, key & _MASK
-        for row in sorted(self.where[key]):
-            w = self.words[row]
-            for i in range(len(w) - 1):
-                if w[i] == a and w[i + 1] == b:
-                    return row, i
-        raise AssertionError(f"pair {(a, b)} has a count but no row holds it")
+    def first_occurrence(self, pair):
+        for row in sorted(self.where[pair]):
+            at = self.words[row].find(pair)
+            if at >= 0:
+                return row, at
+        raise AssertionError(f"pair {tuple(map(ord, pair))} has a count but no row holds it")
 
     # -- the run -----------------------------------------------------------
     def run(self):
         words, counts = self.words, self.counts
-        pair_counts = Counter()  # pair key -> count
-        where = defaultdict(list)  # pair key -> rows that held it (a row may repeat)
+        pair_counts = Counter()  # pair -> count
+        where = defaultdict(list)  # pair -> rows that held it
         count_once = pair_counts.update  # C-level counting for the many rows seen once
         for row, (w, c) in enumerate(zip(words, counts)):
-            keys = list(map(add, map(_SCALE, w), w[1:]))  # the row's pairs as keys, in C
+            pairs = list(map(add, w, w[1:]))  # the row's pairs, built in C
             if c == 1:
-                count_once(keys)
+                count_once(pairs)
             else:
-                for key in keys:
-                    pair_counts[key] += c
-            for key in set(keys):
-                where[key].append(row)
+                for pair in pairs:
+                    pair_counts[pair] += c
+            for pair in set(pairs):
+                where[pair].append(row)
         pair_counts = dict(pair_counts)  # plain dict: Counter's __delitem__ is Python code
-        self.pair_counts, self.where = pair_counts, where
-        self.heap = [self.entry(c, key) for key, c in pair_counts.items()]
+        self.pair_counts, self.where = pair_counts, dict(where)
+        self.heap = [self.entry(c, pair) for pair, c in pair_counts.items()]
         heapq.heapify(self.heap)
         self.tokens = sum(len(w) * c for w, c in zip(words, counts))
         self.token_counts = [self.tokens]
@@ -413,11 +421,11 @@ class _Trainer:
             if best is None:
                 self.stop_reason = "no_pairs"
                 break
-            key, count = best
+            pair, count = best
             if count < settings.min_count:
                 self.stop_reason = "min_count"
                 break
-            step = self.merge(key, count)
+            step = self.merge(pair, count)
             if self.steps is not None:
                 step["top"] = top
                 self.steps.append(step)
@@ -430,107 +438,92 @@ class _Trainer:
         if self.on_progress is not None and self.on_progress(done, total) is False:
             raise TrainingCancelled(f"training cancelled after {done} of {total} merges")
 
-    def merge(self, key, count):
+    def merge(self, pair, count):
         """Merge the pair everywhere; returns the step record (or None)."""
-        a, b = key >> _SHIFT, key & _MASK
+        a_char, b_char = pair
+        a, b = ord(a_char), ord(b_char)
         new_bytes = self.vocab[a] + self.vocab[b]
         # Two different pairs can spell the same bytes; like HF tokenizers we
         # then reuse the existing id rather than add a duplicate token.
         new = self.ids_by_bytes.get(new_bytes)
-        if new is None:
+        reused = new is not None
+        if not reused:
             new = len(self.vocab)
             self.vocab[new] = new_bytes
             self.ids_by_bytes[new_bytes] = new
-            self.sort_keys[new] = _descending_key(new_bytes)
+            self.sort_keys[chr(new)] = _descending_key(new_bytes)
         self.merges.append((a, b))
         self.merge_counts.append(count)
+        new_char = chr(new)
+        # The merge sites are found by a character that occurs nowhere else.
+        mark = _SPARE if reused else new_char
 
-        words, counts, pair_counts, where = self.words, self.counts, self.pair_counts, self.where
-        recording = self.steps is not None
-        changed_rows = [] if recording else None
-        delta = defaultdict(int)  # pair key -> change in count
-        new_rows = defaultdict(list)  # pair key -> rows that now hold it
-        shift = _SHIFT
-        new_shifted = new << shift
-        b_shifted = b << shift
-        merged_total = 0
-        for row in set(where.pop(key)):  # a row may be listed more than once
-            w = words[row]
-            before = list(w) if recording else None
-            if a == b:
-                hits = _merge_row_same(w, a, new, counts[row], row, delta, new_rows)
-                merged_total += hits * counts[row]
-            else:
-                # A sentinel `a` at the end lets index() always succeed, so the
-                # scan needs no exception to stop; it cannot pair with b != a.
-                w.append(a)
-                index = w.index
-                last = len(w) - 1  # the sentinel's position
-                i = index(a)
-                hits = 0
-                if i < last:
-                    c = counts[row]
-                    while i < last:
-                        if w[i + 1] == b:
-                            hits += 1
-                            if i:
-                                left = w[i - 1] << shift
-                                delta[left | a] -= c
-                                k = left | new
-                                delta[k] += c
-                                new_rows[k].append(row)
-                            w[i] = new
-                            del w[i + 1]
-                            last -= 1
-                            if i + 1 < last:
-                                right = w[i + 1]
-                                delta[b_shifted | right] -= c
-                                k = new_shifted | right
-                                delta[k] += c
-                                new_rows[k].append(row)
-                        i = index(a, i + 1)
-                    merged_total += hits * c
-                w.pop()
-            if hits and recording:
-                changed_rows.append((row, counts[row], before, list(w)))
-        del pair_counts[key]
-        delta.pop(key, None)
+        # Replace the pair in every row that holds it, all in C. str.replace
+        # goes left to right without overlap, which is BPE's rule for aaa.
+        words, pair_counts, where = self.words, self.pair_counts, self.where
+        rows = dict.fromkeys(where.pop(pair))  # a row is listed once per site that made the pair
+        hit = list(compress(rows, map(contains, map(words.__getitem__, rows), repeat(pair))))
+        before = list(map(words.__getitem__, hit))
+        after = list(map(str.replace, before, repeat(pair), repeat(mark)))
+        weights = list(map(self.counts.__getitem__, hit))
+        sites = list(map(sub, map(len, before), map(len, after)))  # merges per row
+        merged_total = sum(map(mul, weights, sites))
+        made, holders = _new_pairs(hit, after, sites, self.counts, mark)
+        if reused:  # the mark stood in for the existing id
+            after = [row.replace(_SPARE, new_char) for row in after]
+        deque(map(words.__setitem__, hit, after), 0)  # store the rows, in C
         self.tokens -= merged_total
         self.token_counts.append(self.tokens)
 
-        vanished, appeared = [], []
-        heap = self.heap
-        push = heapq.heappush
+        # Each new pair took the place of one pair: x N of x a, N y of b y,
+        # and N N of b a. A pair that loses count keeps its heap entry, now
+        # too high (pop_best corrects it if it comes up); a pair that gains
+        # gets a new entry.
+        recording = self.steps is not None
+        olds = {pair: count} if recording else None  # counts before the merge, for the record
+        lost_pair = _lost_pair(a_char, b_char, mark)
+        heap, push = self.heap, heapq.heappush
         sort_keys = self.sort_keys if self.tie_break == "greater" else None
         get = pair_counts.get
-        for k, d in delta.items():
-            if not d:
-                continue
-            old = get(k, 0)
-            now = old + d
-            if now:
-                pair_counts[k] = now
-                if sort_keys is not None:  # self.entry, inlined: this loop is hot
-                    push(heap, (-now, sort_keys[k >> _SHIFT], sort_keys[k & _MASK], k))
-                else:
-                    push(heap, (-now, k))
-            else:
-                del pair_counts[k]
+        for k, c in made.items():
+            lost = lost_pair(k)
             if recording:
-                if now == 0:
-                    vanished.append((k >> _SHIFT, k & _MASK, old))
-                elif old == 0:
-                    appeared.append((k >> _SHIFT, k & _MASK, now))
-        for k, rows in new_rows.items():
-            held = where.get(k)
-            if held is None:
-                where[k] = rows
+                olds.setdefault(lost, pair_counts[lost])
+            now = pair_counts[lost] - c
+            if now:
+                pair_counts[lost] = now
             else:
-                held += rows
+                del pair_counts[lost]
+            if reused:
+                k = k.replace(_SPARE, new_char)
+                now = get(k, 0) + c
+            else:
+                now = c
+            if recording:
+                olds.setdefault(k, now - c)
+            pair_counts[k] = now
+            if sort_keys is not None:  # self.entry, inlined: this loop is hot
+                push(heap, (-now, sort_keys[k[0]], sort_keys[k[1]], k))
+            else:
+                push(heap, (-now, k))
+        pair_counts.pop(pair, None)  # gone, with the (a, a) neighbours of an (a, a) merge
+        if reused:
+            for k, rows in holders.items():
+                k = k.replace(_SPARE, new_char)
+                where[k] = where.get(k, []) + rows
+        else:
+            where.update(holders)
 
         if not recording:
             return None
-        changed_rows.sort()
+        vanished, appeared = [], []
+        for k, old in olds.items():
+            now = pair_counts.get(k, 0)
+            if old and not now:
+                vanished.append((ord(k[0]), ord(k[1]), old))
+            elif now and not old:
+                appeared.append((ord(k[0]), ord(k[1]), now))
+        changed_rows = sorted(zip(hit, weights, before, after))
         return {
             "rank": len(self.merges) - 1,
             "pair": (a, b),
@@ -539,8 +532,8 @@ class _Trainer:
             "merged": merged_total,  # below count when occurrences overlap, as in aaa
             "rows_changed": len(changed_rows),
             "rows": [
-                {"row": row, "count": c, "before": before, "after": after}
-                for row, c, before, after in changed_rows[:_ROWS_KEPT]
+                {"row": row, "count": c, "before": list(map(ord, old)), "after": list(map(ord, now))}
+                for row, c, old, now in changed_rows[:_ROWS_KEPT]
             ],
             "vanished": sorted(vanished, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],
             "appeared": sorted(appeared, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],
@@ -553,35 +546,55 @@ class _Trainer:
         popped, seen = [], set()
         while heap and len(seen) < _TOP_PAIRS:
             item = heapq.heappop(heap)
-            popped.append(item)
-            if item[-1] not in seen and pair_counts.get(item[-1]) == -item[0]:
+            now = pair_counts.get(item[-1])
+            if now != -item[0]:
+                if now:  # stale and lower: corrected, it may still be a top pair
+                    heapq.heappush(heap, self.entry(now, item[-1]))
+                continue
+            if item[-1] not in seen:
                 seen.add(item[-1])
+                popped.append(item)
         for item in popped:
             heapq.heappush(heap, item)
         top = sorted(seen, key=lambda k: self.entry(pair_counts[k], k))
         if self.tie_break == "first-seen":
             top.sort(key=lambda k: (-pair_counts[k], self.first_occurrence(k)))
-        return [(k >> _SHIFT, k & _MASK, pair_counts[k]) for k in top]
+        return [(ord(k[0]), ord(k[1]), pair_counts[k]) for k in top]
 
 
-def _merge_row_same(w, a, new, c, row, delta, new_rows):
-    """Merge (a, a) in one row, left to right without overlap; returns the hits."""
-    hits = 0
-    i = 0
-    while i < len(w) - 1:
-        if w[i] == a and w[i + 1] == a:
-            hits += 1
+def _new_pairs(rows, after, sites, row_counts, mark):
+    """The pairs holding `mark` in the changed rows: ({pair: count}, {pair: [row]}).
+
+    A row is listed once per site, so a pair's count is the sum of its rows' counts.
+    """
+    holders = defaultdict(list)
+    for row, w, n in zip(rows, after, sites):
+        i = w.find(mark)
+        if n == 1:  # most rows: one site, so no N N and no second search
             if i:
-                left = w[i - 1] << _SHIFT
-                delta[left | a] -= c
-                delta[left | new] += c
-                new_rows[left | new].append(row)
-            w[i] = new
-            del w[i + 1]
+                holders[w[i - 1] + mark].append(row)
             if i + 1 < len(w):
-                right = w[i + 1]
-                delta[(a << _SHIFT) | right] -= c
-                delta[(new << _SHIFT) | right] += c
-                new_rows[(new << _SHIFT) | right].append(row)
-        i += 1
-    return hits
+                holders[mark + w[i + 1]].append(row)
+            continue
+        last = len(w) - 1
+        while i >= 0:
+            if i:  # x N, or N N after an adjacent site
+                holders[w[i - 1] + mark].append(row)
+            if i < last and w[i + 1] != mark:
+                holders[mark + w[i + 1]].append(row)
+            i = w.find(mark, i + 1)
+    count_of = row_counts.__getitem__
+    counts = {k: sum(map(count_of, held)) for k, held in holders.items()}
+    return counts, holders
+
+
+def _lost_pair(a_char, b_char, mark):
+    """Maps a new pair to the pair it replaced: x N to x a, N y to b y, N N to b a."""
+
+    def lost_pair(k):
+        x, y = k
+        if y == mark:
+            return b_char + a_char if x == mark else x + a_char
+        return b_char + y
+
+    return lost_pair
