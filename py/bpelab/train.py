@@ -391,7 +391,7 @@ class _Trainer:
     def run(self):
         words, counts = self.words, self.counts
         pair_counts = Counter()  # pair -> count
-        where = defaultdict(list)  # pair -> rows that held it
+        where = defaultdict(list)  # pair -> rows that held it, once per occurrence
         count_once = pair_counts.update  # C-level counting for the many rows seen once
         for row, (w, c) in enumerate(zip(words, counts)):
             pairs = list(map(add, w, w[1:]))  # the row's pairs, built in C
@@ -400,7 +400,7 @@ class _Trainer:
             else:
                 for pair in pairs:
                     pair_counts[pair] += c
-            for pair in set(pairs):
+            for pair in pairs:  # a repeat costs less than a set per row
                 where[pair].append(row)
         pair_counts = dict(pair_counts)  # plain dict: Counter's __delitem__ is Python code
         self.pair_counts, self.where = pair_counts, dict(where)
