@@ -345,6 +345,11 @@ class _Trainer:
             return (-count, self.sort_keys[pair[0]], self.sort_keys[pair[1]], pair)
         return (-count, pair)  # smaller-id; first-seen breaks ties at pop time
 
+    def requeue(self, pair, now):
+        """Push a pair whose popped entry was stale back at its count `now`; a gone pair stays out."""
+        if now:
+            heapq.heappush(self.heap, self.entry(now, pair))
+
     def pop_best(self):
         """The best pair as (pair, count), or None when no pair is left."""
         heap, pair_counts = self.heap, self.pair_counts
@@ -353,8 +358,7 @@ class _Trainer:
             now = pair_counts.get(top[-1])
             if now != -top[0]:  # stale: the pair lost count or is gone
                 heapq.heappop(heap)
-                if now:
-                    heapq.heappush(heap, self.entry(now, top[-1]))
+                self.requeue(top[-1], now)
                 continue
             if self.tie_break != "first-seen":
                 heapq.heappop(heap)
@@ -372,8 +376,8 @@ class _Trainer:
             now = pair_counts.get(pair)
             if now == count:
                 tied[pair] = True
-            elif now:  # stale and lower: goes below this level
-                heapq.heappush(heap, self.entry(now, pair))
+            else:  # stale: goes back below this level, or out
+                self.requeue(pair, now)
         best = min(tied, key=self.first_occurrence)
         for pair in tied:
             if pair != best:
@@ -547,9 +551,8 @@ class _Trainer:
         while heap and len(seen) < _TOP_PAIRS:
             item = heapq.heappop(heap)
             now = pair_counts.get(item[-1])
-            if now != -item[0]:
-                if now:  # stale and lower: corrected, it may still be a top pair
-                    heapq.heappush(heap, self.entry(now, item[-1]))
+            if now != -item[0]:  # stale: corrected, it may still be a top pair
+                self.requeue(item[-1], now)
                 continue
             if item[-1] not in seen:
                 seen.add(item[-1])
