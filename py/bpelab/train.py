@@ -11,7 +11,10 @@ so that a merge touches only what it changes:
   stale row is found to lack the pair and skipped);
 - a heap of candidate pairs: a pair's entry may be too high, since a count
   that drops is not pushed again; pop_best corrects such an entry when it
-  reaches the top, and drops the entries of pairs that are gone.
+  reaches the top, and drops the entries of pairs that are gone. Most new
+  pairs are rare and never come up, so an entry below a floor waits in a
+  bucket by count instead, and enters the heap only if the best count falls
+  that far.
 
 A merge replaces the pair in the rows of `where[pair]` and then looks only at
 the merge sites, moving counts from the neighbouring pairs (x a, b y) to the
@@ -335,6 +338,8 @@ class _Trainer:
         self.steps = [] if record else None
         self.tie_break = settings.tie_break
         self.sort_keys = {chr(i): _descending_key(token) for i, token in self.vocab.items()}
+        self.floor = 0  # entries with a count below this wait in `waiting`, not in the heap
+        self.waiting = defaultdict(list)  # count -> [pair], every count below the floor
         if 256 + settings.merge_budget() >= MAX_VOCAB:
             raise ValueError(f"at most {MAX_VOCAB - 257:,} merges are supported, got {settings.merge_budget():,}")
 
@@ -348,12 +353,25 @@ class _Trainer:
     def requeue(self, pair, now):
         """Push a pair whose popped entry was stale back at its count `now`; a gone pair stays out."""
         if now:
-            heapq.heappush(self.heap, self.entry(now, pair))
+            if now < self.floor:
+                self.waiting[now].append(pair)
+            else:
+                heapq.heappush(self.heap, self.entry(now, pair))
+
+    def lower_floor(self):
+        """Halve the floor and move the entries now above it into the heap."""
+        self.floor //= 2
+        for count in [c for c in self.waiting if c >= self.floor]:
+            for pair in self.waiting.pop(count):
+                heapq.heappush(self.heap, self.entry(count, pair))
 
     def pop_best(self):
         """The best pair as (pair, count), or None when no pair is left."""
-        heap, pair_counts = self.heap, self.pair_counts
-        while heap:
+        heap, pair_counts, waiting = self.heap, self.pair_counts, self.waiting
+        while heap or waiting:
+            if waiting and (not heap or -heap[0][0] < self.floor):
+                self.lower_floor()  # a waiting entry may beat the heap's top
+                continue
             top = heap[0]
             now = pair_counts.get(top[-1])
             if now != -top[0]:  # stale: the pair lost count or is gone
@@ -410,6 +428,8 @@ class _Trainer:
         self.pair_counts, self.where = pair_counts, dict(where)
         self.heap = [self.entry(c, pair) for pair, c in pair_counts.items()]
         heapq.heapify(self.heap)
+        if self.steps is None and self.heap:  # top_pairs reads the heap alone, so records keep no floor
+            self.floor = -self.heap[0][0] // 2
         self.tokens = sum(len(w) * c for w, c in zip(words, counts))
         self.token_counts = [self.tokens]
 
@@ -482,15 +502,19 @@ class _Trainer:
         # Each new pair took the place of one pair: x N of x a, N y of b y,
         # and N N of b a. A pair that loses count keeps its heap entry, now
         # too high (pop_best corrects it if it comes up); a pair that gains
-        # gets a new entry.
+        # gets a new entry, in the heap or, below the floor, in `waiting`.
         recording = self.steps is not None
         olds = {pair: count} if recording else None  # counts before the merge, for the record
-        lost_pair = _lost_pair(a_char, b_char, mark)
         heap, push = self.heap, heapq.heappush
+        floor, waiting = self.floor, self.waiting
         sort_keys = self.sort_keys if self.tie_break == "greater" else None
         get = pair_counts.get
         for k, c in made.items():
-            lost = lost_pair(k)
+            x, y = k
+            if y != mark:
+                lost = b_char + y
+            else:
+                lost = b_char + a_char if x == mark else x + a_char
             if recording:
                 olds.setdefault(lost, pair_counts[lost])
             now = pair_counts[lost] - c
@@ -506,7 +530,9 @@ class _Trainer:
             if recording:
                 olds.setdefault(k, now - c)
             pair_counts[k] = now
-            if sort_keys is not None:  # self.entry, inlined: this loop is hot
+            if now < floor:
+                waiting[now].append(k)
+            elif sort_keys is not None:  # self.entry, inlined: this loop is hot
                 push(heap, (-now, sort_keys[k[0]], sort_keys[k[1]], k))
             else:
                 push(heap, (-now, k))
@@ -589,15 +615,3 @@ def _new_pairs(rows, after, sites, row_counts, mark):
     count_of = row_counts.__getitem__
     counts = {k: sum(map(count_of, held)) for k, held in holders.items()}
     return counts, holders
-
-
-def _lost_pair(a_char, b_char, mark):
-    """Maps a new pair to the pair it replaced: x N to x a, N y to b y, N N to b a."""
-
-    def lost_pair(k):
-        x, y = k
-        if y == mark:
-            return b_char + a_char if x == mark else x + a_char
-        return b_char + y
-
-    return lost_pair
