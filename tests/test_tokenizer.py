@@ -160,3 +160,78 @@ def test_clear_cache_forgets_every_encoding():
     tok.clear_cache()
     assert not (tok._cache or tok._segment_cache)
     assert tok.encode(text) == ids
+
+
+def _random_merge_tokenizer(rng, corpus, merges, by_ranks, shuffled):
+    """A tokenizer whose merges join random neighbours in `corpus`, making tokens across and
+    inside characters. `shuffled` puts the merges in random rank order, so a token may rank
+    below the tokens it is made of: no trainer makes that, but a loaded file may say it."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    ids_by_bytes = {token: i for i, token in vocab.items()}
+    rows = [list(piece.encode("utf-8")) for piece in corpus]
+    pairs = []
+    for _ in range(merges):
+        sites = [(r, i) for r, row in enumerate(rows) for i in range(len(row) - 1)]
+        if not sites:
+            break
+        r, i = rng.choice(sites)
+        a, b = rows[r][i], rows[r][i + 1]
+        if (a, b) in pairs:
+            continue
+        token = vocab[a] + vocab[b]
+        new = ids_by_bytes.setdefault(token, len(vocab))
+        vocab[new] = token
+        pairs.append((a, b))
+        for row in rows:  # apply the merge everywhere, left to right
+            j = 0
+            while j < len(row) - 1:
+                if (row[j], row[j + 1]) == (a, b):
+                    row[j : j + 2] = [new]
+                j += 1
+    if shuffled:
+        rng.shuffle(pairs)
+    if by_ranks:
+        made = [token for i, token in vocab.items() if i >= 256]
+        if shuffled:
+            rng.shuffle(made)
+        return Tokenizer.from_ranks({token: i for i, token in enumerate([*map(bytes, zip(range(256))), *made])},
+                                    pretokenizer="bytes")
+    return Tokenizer(vocab, pairs, pretokenizer="bytes")
+
+
+_mixed = st.text(alphabet=st.sampled_from(list("a é新字ж🙂ك")), min_size=1, max_size=24)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), corpus=st.lists(_mixed, min_size=1, max_size=4), texts=st.lists(_mixed, max_size=4),
+       merges=st.integers(1, 40), by_ranks=st.booleans(), shuffled=st.booleans())
+def test_starting_from_characters_equals_bpe_from_bytes(seed, corpus, texts, merges, by_ranks, shuffled):
+    """Pre-merged characters give the ids of BPE from bytes, even for vocabularies
+    no trainer would make (the limits and the spanned boundaries must then catch it)."""
+    import random
+
+    tok = _random_merge_tokenizer(random.Random(seed), corpus, merges, by_ranks, shuffled)
+    for text in corpus + texts:
+        assert tok._encode_characters(text) == tok._merge_bytes(text.encode("utf-8")), text
+
+
+def _ranks_tokenizer(tokens):
+    """A ranks-rule tokenizer: the 256 bytes (ranked last, they never merge by rank) and `tokens`."""
+    ranks = {bytes([b]): 10_000 + b for b in range(256)}
+    ranks.update({text.encode("utf-8") if isinstance(text, str) else text: rank for text, rank in tokens.items()})
+    return Tokenizer.from_ranks(ranks, pretokenizer="bytes")
+
+
+@pytest.mark.parametrize("tokens, expected", [
+    # "ж新" ranks below "新": from bytes, "éж" (50) is made while "新" is still
+    # in bytes, and "ж新" never gets its chance. Starting "新" whole would give [é, ж新].
+    ({"é": 10, "ж": 20, b"\xe6\x96": 30, "éж": 50, "ж新": 40, "新": 100}, [50, 100]),
+    # "新" is made at 20 but only after its own merge at 30, so "éж" (28) comes
+    # first; the limit must be the highest of a character's merges, not its last.
+    ({"é": 10, "ж": 12, b"\x96\xb0": 30, "新": 20, "éж": 28, "ж新": 25}, [28, 20]),
+])
+def test_a_character_starts_whole_only_when_that_is_exact(tokens, expected):
+    tok = _ranks_tokenizer(tokens)
+    assert tok._merge_bytes("éж新".encode()) == expected  # plain BPE from bytes
+    assert tok._encode_characters("éж新") == expected
+    assert tok.encode_ordinary("éж新") == expected

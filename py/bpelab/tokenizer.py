@@ -145,8 +145,9 @@ class Tokenizer:
         self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
         self._token_bytes = self.vocab | {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
         self._cache = _PieceCache(self._encode_piece_text)  # str -> ids
-        self._segment_cache = _PieceCache(lambda segment: self.encode_piece(segment.encode("utf-8")))
+        self._segment_cache = _PieceCache(self._encode_characters)
         self._seams = None  # (char bigrams, byte bigrams) inside tokens; see _segments
+        self._chars = _CharTable(self)  # character -> _CharTable entry; see _encode_characters
         self._special_pattern = _alternation(self.special_tokens)
 
     # ----------------------------------------------------------------- encode
@@ -222,11 +223,17 @@ class Tokenizer:
         return list(chain.from_iterable(map(cache.__getitem__, self.pretokenizer.split(text))))
 
     def _encode_piece_text(self, piece):
-        if len(piece) >= _SEGMENT_FROM and not piece.isascii():
+        if piece.isascii():
+            return self.encode_piece(piece.encode("ascii"))
+        if self.merge_rule == "ranks":
+            whole = self._ranks.get(piece.encode("utf-8"))
+            if whole is not None:  # tiktoken's shortcut, for whole pieces only
+                return [whole]
+        if len(piece) >= _SEGMENT_FROM:
             segments = self._segments(piece)
             if len(segments) > 1:
                 return list(chain.from_iterable(map(self._segment_cache.__getitem__, segments)))
-        return self.encode_piece(piece.encode("utf-8"))
+        return self._encode_characters(piece)
 
     def _segments(self, piece):
         """A long pre-token cut where no token of the vocabulary can span the cut.
@@ -243,22 +250,66 @@ class Tokenizer:
         are collected once from the vocabulary. ASCII pairs are never cut, so
         only tokens with non-ASCII text need looking at.
         """
-        if self._seams is None:
-            self._seams = _seams(self.vocab.values())
-        chars, byte_pairs = self._seams
+        chars, byte_pairs = self.seams()
+        entries = list(map(self._chars.__getitem__, piece))
         # Boundaries whose two characters sit together in some token, found in C.
         joined = map(chars.__contains__, map(add, piece, piece[1:]))
         segments = []
         start = 0
         for i in compress(range(1, len(piece)), map(not_, joined)):
-            previous, current = piece[i - 1], piece[i]
-            if (previous > "\x7f" or current > "\x7f") and (
-                previous.encode("utf-8")[-1:] + current.encode("utf-8")[:1] not in byte_pairs
-            ):
+            if (piece[i - 1] > "\x7f" or piece[i] > "\x7f") and entries[i - 1][1] + entries[i][0] not in byte_pairs:
                 segments.append(piece[start:i])
                 start = i
         segments.append(piece[start:])
         return segments
+
+    def seams(self):
+        """({two characters inside a token}, {two bytes at a character start inside a token}), built once."""
+        if self._seams is None:
+            self._seams = _seams(self.vocab.values())
+        return self._seams
+
+    def _encode_characters(self, text):
+        """BPE of a non-ASCII text, with most characters starting already merged.
+
+        A character whose two boundaries no partial-character token spans
+        cannot meet its neighbours until it is whole: any token across such
+        a boundary holds whole characters. Until then it merges on its own,
+        exactly as BPE of the character alone does. So it may start as that
+        result (kept per character), which saves most merges in Chinese or
+        Japanese text. Starting early changes nothing as long as every merge
+        across it ranks above all of its own merges: while it is still in
+        bytes, its next own merge ranks above whatever is being merged, so
+        it could not have joined anything yet. Trained vocabularies always
+        pass (a token ranks above its parts); for any other the merge loop
+        sees the failure and the text is merged from bytes.
+        """
+        entries = list(map(self._chars.__getitem__, text))
+        if len(entries) == 1:
+            return list(entries[0][-1])
+        byte_pairs = self.seams()[1]
+        parts, limits = [], []
+        spanned_left = False
+        previous = entries[0]
+        for entry in chain(entries[1:], [None]):
+            # The boundary to the right is spanned if a partial-character token holds its two bytes.
+            spanned_right = entry is not None and previous[1] + entry[0] in byte_pairs
+            if spanned_left or spanned_right:
+                parts += previous[4]  # bytes
+                limits += previous[5]
+            else:
+                parts += previous[2]  # the character's own BPE
+                limits += previous[3]
+            spanned_left = spanned_right
+            previous = entry
+        if len(parts) <= _LONG_PIECE:
+            if self.merge_rule == "ranks":
+                merged = self._merge_parts_above(parts, limits)
+            else:
+                merged = self._merge_ids_above(parts, limits)
+            if merged is not None:
+                return merged
+        return self._merge_bytes(text.encode("utf-8"))
 
     def encode_piece(self, piece):
         """Ids for one pre-token, given as bytes, by applying merges in rank order.
@@ -266,6 +317,14 @@ class Tokenizer:
         >>> Tokenizer.bytes_only().encode_piece(b"hi")
         [104, 105]
         """
+        if self.merge_rule == "ranks" and len(piece) > 1:
+            whole = self._ranks.get(piece)
+            if whole is not None:  # tiktoken's shortcut: a piece that is a token
+                return [whole]
+        return self._merge_bytes(piece)
+
+    def _merge_bytes(self, piece):
+        # BPE of bytes, from single bytes, without the whole-piece shortcut.
         if self._byte_table is not None:
             ids = list(piece.translate(self._byte_table))
         else:
@@ -273,9 +332,6 @@ class Tokenizer:
         if len(ids) < 2:
             return ids
         if self.merge_rule == "ranks":
-            whole = self._ranks.get(piece)
-            if whole is not None:  # tiktoken's shortcut: a piece that is a token
-                return [whole]
             if len(ids) > _LONG_PIECE:
                 return self._merge_long(ids)
             return self._merge_by_ranks(piece)
@@ -320,6 +376,55 @@ class Tokenizer:
             if i < len(ranks):
                 ranks[i] = get(parts[i] + parts[i + 1], _NO_RANK)
         return [self._ranks[part] for part in parts]
+
+    def _merge_ids_above(self, ids, limits):
+        # _merge_by_pairs from given parts. limits[i] is the rank that made the
+        # last pre-merged character in part i whole; a merge at or below the
+        # limit of a part it joins could come earlier from bytes: give up (None).
+        get = self._pair_rank.get
+        result = self._merge_result
+        ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_RANK)))
+        while ranks:
+            best = min(ranks)
+            if best == _NO_RANK:
+                break
+            i = ranks.index(best)
+            limit = limits[i] if limits[i] > limits[i + 1] else limits[i + 1]
+            if best <= limit:
+                return None
+            limits[i] = limit
+            del limits[i + 1]
+            ids[i] = result[best]
+            del ids[i + 1]
+            del ranks[i]
+            if i:
+                ranks[i - 1] = get((ids[i - 1], ids[i]), _NO_RANK)
+            if i < len(ranks):
+                ranks[i] = get((ids[i], ids[i + 1]), _NO_RANK)
+        return ids
+
+    def _merge_parts_above(self, parts, limits):
+        # _merge_by_ranks from given byte parts, with the limits of _merge_ids_above.
+        get = self._ranks.get
+        ranks = list(map(get, map(add, parts, parts[1:]), repeat(_NO_RANK)))
+        while ranks:
+            best = min(ranks)
+            if best == _NO_RANK:
+                break
+            i = ranks.index(best)
+            limit = limits[i] if limits[i] > limits[i + 1] else limits[i + 1]
+            if best <= limit:
+                return None
+            limits[i] = limit
+            del limits[i + 1]
+            parts[i] += parts[i + 1]
+            del parts[i + 1]
+            del ranks[i]
+            if i:
+                ranks[i - 1] = get(parts[i - 1] + parts[i], _NO_RANK)
+            if i < len(ranks):
+                ranks[i] = get(parts[i] + parts[i + 1], _NO_RANK)
+        return list(map(self._ranks.__getitem__, parts))
 
     def _rank_of(self, a, b):
         """(rank, merged id) of the pair of ids, or None when they do not merge."""
@@ -472,6 +577,50 @@ def _seams(tokens):
             continue
         chars.update(map(add, text, text[1:]))  # each pair of neighbouring characters, in C
     return frozenset(chars), frozenset(byte_pairs)
+
+
+class _CharTable(dict):
+    """Character -> (first byte, last byte, own parts, their limits, byte parts, their limits, ids).
+
+    Parts are ids (pairs rule) or bytes (ranks rule). The own parts are BPE of
+    the character alone; their limit is the highest rank among its merges (-1
+    for none, _NO_RANK if it never becomes one token). Byte parts have no
+    limit (-1). See Tokenizer._encode_characters.
+    """
+
+    __slots__ = ("_tokenizer",)
+
+    def __init__(self, tokenizer):
+        super().__init__()
+        self._tokenizer = tokenizer
+
+    def __missing__(self, char):
+        tok = self._tokenizer
+        data = char.encode("utf-8")
+        by_ranks = tok.merge_rule == "ranks"
+        raw = tuple(map(_ONE_BYTE.__getitem__, data)) if by_ranks else tuple(map(tok._byte_ids.__getitem__, data))
+        parts, applied = list(raw), []
+        while len(parts) > 1:  # plain BPE of one character: a few bytes
+            found = []
+            for i in range(len(parts) - 1):
+                if by_ranks:
+                    joined = parts[i] + parts[i + 1]
+                    rank = tok._ranks.get(joined)
+                else:
+                    rank_and_id = tok._rank_of(parts[i], parts[i + 1])
+                    rank, joined = rank_and_id or (None, None)
+                if rank is not None:
+                    found.append((rank, i, joined))
+            if not found:
+                break
+            rank, i, joined = min(found)
+            applied.append(rank)
+            parts[i : i + 2] = [joined]
+        ids = tuple(map(tok._ranks.__getitem__, parts)) if by_ranks else tuple(parts)
+        # A character that never becomes one token never joins a neighbour.
+        limit = max(applied, default=-1) if len(parts) == 1 else _NO_RANK
+        entry = self[char] = (data[:1], data[-1:], tuple(parts), (limit,) * len(parts), raw, (-1,) * len(raw), ids)
+        return entry
 
 
 class _PieceCache(dict):
