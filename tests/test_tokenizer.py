@@ -156,9 +156,9 @@ def test_clear_cache_forgets_every_encoding():
     tok = train("新しい日本語のテキスト hello world " * 3, num_merges=30).tokenizer
     text = "hello 新しい日本語のテキストです world"
     ids = tok.encode(text)
-    assert tok._cache and tok._segment_cache
+    assert tok._cache and tok._segment_cache and tok._chars
     tok.clear_cache()
-    assert not (tok._cache or tok._segment_cache)
+    assert not (tok._cache or tok._segment_cache or tok._chars)
     assert tok.encode(text) == ids
 
 

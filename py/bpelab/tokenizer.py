@@ -28,7 +28,7 @@ _ONE_BYTE = [bytes((b,)) for b in range(256)]  # byte value -> one-byte string
 _NO_RANK = 1 << 62  # larger than any rank; lets min() skip pairs that cannot merge
 # Pieces longer than this use the heap merger: the list scan is quadratic.
 _LONG_PIECE = 128
-_SEGMENT_FROM = 8  # non-ASCII pre-tokens of at least this many characters are cut into segments
+_SEGMENT_FROM = 4  # non-ASCII pre-tokens of at least this many characters are cut into segments
 _CACHE_LIMIT = 200_000  # pre-tokens kept per tokenizer before the cache restarts
 
 
@@ -158,12 +158,13 @@ class Tokenizer:
         return max(self._token_bytes) + 1
 
     def clear_cache(self):
-        """Forget every cached encoding (pieces and segments): the next encode is cold.
+        """Forget every cached encoding (pieces, segments, characters): the next encode is cold.
 
         >>> Tokenizer.bytes_only().clear_cache()
         """
         self._cache.clear()
         self._segment_cache.clear()
+        self._chars.clear()
 
     def encode_ordinary(self, text):
         """Ids for text, treating special-token spellings as ordinary text.
