@@ -146,7 +146,7 @@ class Tokenizer:
         self._token_bytes = self.vocab | {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
         self._cache = _PieceCache(self._encode_piece_text)  # str -> ids
         self._segment_cache = _PieceCache(self._encode_characters)
-        self._seams = None  # (char bigrams, byte bigrams) inside tokens; see _segments
+        self._seams = None  # what tokens span between characters; see seams()
         self._chars = _CharTable(self)  # character -> _CharTable entry; see _encode_characters
         self._special_pattern = _alternation(self.special_tokens)
 
@@ -251,21 +251,25 @@ class Tokenizer:
         are collected once from the vocabulary. ASCII pairs are never cut, so
         only tokens with non-ASCII text need looking at.
         """
-        chars, byte_pairs = self.seams()
+        chars, _, kept = self.seams()
         entries = list(map(self._chars.__getitem__, piece))
         # Boundaries whose two characters sit together in some token, found in C.
         joined = map(chars.__contains__, map(add, piece, piece[1:]))
         segments = []
         start = 0
         for i in compress(range(1, len(piece)), map(not_, joined)):
-            if (piece[i - 1] > "\x7f" or piece[i] > "\x7f") and entries[i - 1][1] + entries[i][0] not in byte_pairs:
+            if not kept[entries[i - 1][1] | entries[i][0]]:  # the two bytes, as last << 8 | first
                 segments.append(piece[start:i])
                 start = i
         segments.append(piece[start:])
         return segments
 
     def seams(self):
-        """({two characters inside a token}, {two bytes at a character start inside a token}), built once."""
+        """What tokens span, built once: ({two characters inside a token}, spanned, kept).
+
+        spanned[x << 8 | y] is 1 when a partial-character token holds byte x
+        then byte y at a character start; kept is spanned or both ASCII.
+        """
         if self._seams is None:
             self._seams = _seams(self.vocab.values())
         return self._seams
@@ -288,13 +292,13 @@ class Tokenizer:
         entries = list(map(self._chars.__getitem__, text))
         if len(entries) == 1:
             return list(entries[0][-1])
-        byte_pairs = self.seams()[1]
+        spanned = self.seams()[1]
         parts, limits = [], []
         spanned_left = False
         previous = entries[0]
         for entry in chain(entries[1:], [None]):
             # The boundary to the right is spanned if a partial-character token holds its two bytes.
-            spanned_right = entry is not None and previous[1] + entry[0] in byte_pairs
+            spanned_right = entry is not None and spanned[previous[1] | entry[0]]
             if spanned_left or spanned_right:
                 parts += previous[4]  # bytes
                 limits += previous[5]
@@ -561,11 +565,9 @@ class Tokenizer:
 
 
 def _seams(tokens):
-    """({two characters inside a token}, {two bytes at a character start inside a token}).
-
-    Only tokens with non-ASCII bytes are read; see Tokenizer._segments.
-    """
-    chars, byte_pairs = set(), set()
+    """Tokenizer.seams, from the tokens. Only tokens with non-ASCII bytes are read."""
+    chars = set()
+    spanned = bytearray(1 << 16)
     for token in tokens:
         if token.isascii():
             continue
@@ -574,14 +576,17 @@ def _seams(tokens):
         except UnicodeDecodeError:
             for i in range(1, len(token)):
                 if token[i] < 0x80 or token[i] >= 0xC0:  # a character starts here
-                    byte_pairs.add(token[i - 1 : i + 1])
+                    spanned[token[i - 1] << 8 | token[i]] = 1
             continue
         chars.update(map(add, text, text[1:]))  # each pair of neighbouring characters, in C
-    return frozenset(chars), frozenset(byte_pairs)
+    kept = bytearray(spanned)
+    for x in range(0x80):
+        kept[x << 8 : x << 8 | 0x80] = b"\x01" * 0x80
+    return frozenset(chars), bytes(spanned), bytes(kept)
 
 
 class _CharTable(dict):
-    """Character -> (first byte, last byte, own parts, their limits, byte parts, their limits, ids).
+    """Character -> (first byte, last byte << 8, own parts, their limits, byte parts, their limits, ids).
 
     Parts are ids (pairs rule) or bytes (ranks rule). The own parts are BPE of
     the character alone; their limit is the highest rank among its merges (-1
@@ -620,7 +625,7 @@ class _CharTable(dict):
         ids = tuple(map(tok._ranks.__getitem__, parts)) if by_ranks else tuple(parts)
         # A character that never becomes one token never joins a neighbour.
         limit = max(applied, default=-1) if len(parts) == 1 else _NO_RANK
-        entry = self[char] = (data[:1], data[-1:], tuple(parts), (limit,) * len(parts), raw, (-1,) * len(raw), ids)
+        entry = self[char] = (data[0], data[-1] << 8, tuple(parts), (limit,) * len(parts), raw, (-1,) * len(raw), ids)
         return entry
 
 
