@@ -274,8 +274,8 @@ def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, *
         except ValueError as error:
             raise type(error)(f"document {i}: {error}") from None
     pretokenizer = settings.get_pretokenizer()
-    if workers > 1 and settings.tie_break != "first-seen":
-        from .parallel import count_pieces_parallel  # multiprocessing: not in Pyodide
+    if workers > 1 and settings.tie_break != "first-seen" and _worth_a_pool(documents):
+        from .parallel import count_pieces_parallel
 
         table = count_pieces_parallel(documents, settings, workers)
     else:
@@ -300,6 +300,13 @@ def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, *
         steps=trainer.steps,
         token_counts=trainer.token_counts,
     )
+
+
+def _worth_a_pool(documents):
+    """Whether the text is long enough for worker processes; below that, cutting it costs more too."""
+    from .parallel import MIN_PARALLEL_CHARS  # multiprocessing: not in Pyodide
+
+    return sum(map(len, documents)) >= MIN_PARALLEL_CHARS
 
 
 def _descending_key(token):
