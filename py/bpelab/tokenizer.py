@@ -309,9 +309,9 @@ class Tokenizer:
             previous = entry
         if len(parts) <= _LONG_PIECE:
             if self.merge_rule == "ranks":
-                merged = self._merge_parts_above(parts, limits)
+                merged = self._merge_by_ranks(parts, limits)
             else:
-                merged = self._merge_ids_above(parts, limits)
+                merged = self._merge_by_pairs(parts, limits)
             if merged is not None:
                 return merged
         return self._merge_bytes(text.encode("utf-8"))
@@ -339,13 +339,17 @@ class Tokenizer:
         if self.merge_rule == "ranks":
             if len(ids) > _LONG_PIECE:
                 return self._merge_long(ids)
-            return self._merge_by_ranks(piece)
+            return self._merge_by_ranks(list(map(_ONE_BYTE.__getitem__, piece)))
         if len(ids) > _LONG_PIECE:
             return self._merge_long(ids)
         return self._merge_by_pairs(ids)
 
-    def _merge_by_pairs(self, ids):
+    def _merge_by_pairs(self, ids, limits=None):
         # Lowest rank first, leftmost among equals, one merge at a time.
+        # With limits (see _encode_characters), limits[i] is the highest rank
+        # among the own merges of the characters that started whole in part i
+        # (-1: none); a merge at or below it could have come earlier from
+        # bytes, so the caller must start from bytes: None.
         get = self._pair_rank.get
         result = self._merge_result
         ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_RANK)))  # in C
@@ -354,6 +358,12 @@ class Tokenizer:
             if best == _NO_RANK:
                 break
             i = ranks.index(best)
+            if limits is not None:
+                limit = limits[i] if limits[i] > limits[i + 1] else limits[i + 1]
+                if best <= limit:
+                    return None
+                limits[i] = limit
+                del limits[i + 1]
             ids[i] = result[best]
             del ids[i + 1]
             del ranks[i]
@@ -363,65 +373,21 @@ class Tokenizer:
                 ranks[i] = get((ids[i], ids[i + 1]), _NO_RANK)
         return ids
 
-    def _merge_by_ranks(self, piece):
-        # tiktoken's byte_pair_merge, on byte strings.
+    def _merge_by_ranks(self, parts, limits=None):
+        # tiktoken's byte_pair_merge on byte strings; limits as in _merge_by_pairs.
         get = self._ranks.get
-        parts = list(map(_ONE_BYTE.__getitem__, piece))
         ranks = list(map(get, map(add, parts, parts[1:]), repeat(_NO_RANK)))  # in C
         while ranks:
             best = min(ranks)
             if best == _NO_RANK:
                 break
             i = ranks.index(best)
-            parts[i] += parts[i + 1]
-            del parts[i + 1]
-            del ranks[i]
-            if i:
-                ranks[i - 1] = get(parts[i - 1] + parts[i], _NO_RANK)
-            if i < len(ranks):
-                ranks[i] = get(parts[i] + parts[i + 1], _NO_RANK)
-        return [self._ranks[part] for part in parts]
-
-    def _merge_ids_above(self, ids, limits):
-        # _merge_by_pairs from given parts. limits[i] is the rank that made the
-        # last pre-merged character in part i whole; a merge at or below the
-        # limit of a part it joins could come earlier from bytes: give up (None).
-        get = self._pair_rank.get
-        result = self._merge_result
-        ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_RANK)))
-        while ranks:
-            best = min(ranks)
-            if best == _NO_RANK:
-                break
-            i = ranks.index(best)
-            limit = limits[i] if limits[i] > limits[i + 1] else limits[i + 1]
-            if best <= limit:
-                return None
-            limits[i] = limit
-            del limits[i + 1]
-            ids[i] = result[best]
-            del ids[i + 1]
-            del ranks[i]
-            if i:
-                ranks[i - 1] = get((ids[i - 1], ids[i]), _NO_RANK)
-            if i < len(ranks):
-                ranks[i] = get((ids[i], ids[i + 1]), _NO_RANK)
-        return ids
-
-    def _merge_parts_above(self, parts, limits):
-        # _merge_by_ranks from given byte parts, with the limits of _merge_ids_above.
-        get = self._ranks.get
-        ranks = list(map(get, map(add, parts, parts[1:]), repeat(_NO_RANK)))
-        while ranks:
-            best = min(ranks)
-            if best == _NO_RANK:
-                break
-            i = ranks.index(best)
-            limit = limits[i] if limits[i] > limits[i + 1] else limits[i + 1]
-            if best <= limit:
-                return None
-            limits[i] = limit
-            del limits[i + 1]
+            if limits is not None:
+                limit = limits[i] if limits[i] > limits[i + 1] else limits[i + 1]
+                if best <= limit:
+                    return None
+                limits[i] = limit
+                del limits[i + 1]
             parts[i] += parts[i + 1]
             del parts[i + 1]
             del ranks[i]
