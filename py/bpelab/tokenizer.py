@@ -358,12 +358,8 @@ class Tokenizer:
             if best == _NO_RANK:
                 break
             i = ranks.index(best)
-            if limits is not None:
-                limit = limits[i] if limits[i] > limits[i + 1] else limits[i + 1]
-                if best <= limit:
-                    return None
-                limits[i] = limit
-                del limits[i + 1]
+            if limits is not None and not _join_limits(limits, i, best):
+                return None
             ids[i] = result[best]
             del ids[i + 1]
             del ranks[i]
@@ -382,12 +378,8 @@ class Tokenizer:
             if best == _NO_RANK:
                 break
             i = ranks.index(best)
-            if limits is not None:
-                limit = limits[i] if limits[i] > limits[i + 1] else limits[i + 1]
-                if best <= limit:
-                    return None
-                limits[i] = limit
-                del limits[i + 1]
+            if limits is not None and not _join_limits(limits, i, best):
+                return None
             parts[i] += parts[i + 1]
             del parts[i + 1]
             del ranks[i]
@@ -528,6 +520,16 @@ class Tokenizer:
             f"Tokenizer({label}{len(self.vocab)} tokens, {len(self.special_tokens)} special, "
             f"pretokenizer={self.pretokenizer.name!r}, rule={self.merge_rule!r})"
         )
+
+
+def _join_limits(limits, i, rank):
+    """Join the limits of parts i and i + 1 for a merge of this rank; False if it ranks at or below them."""
+    limit = limits[i] if limits[i] > limits[i + 1] else limits[i + 1]
+    if rank <= limit:
+        return False
+    limits[i] = limit
+    del limits[i + 1]
+    return True
 
 
 def _seams(tokens):
