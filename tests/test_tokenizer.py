@@ -162,6 +162,17 @@ def test_clear_cache_forgets_every_encoding():
     assert tok.encode(text) == ids
 
 
+def test_caches_restart_when_full(monkeypatch):
+    tok = train("新しい日本語のテキスト hello world " * 3, num_merges=30).tokenizer
+    text = "hello 新しい日本語のテキストです world"
+    ids = tok.encode(text)
+    monkeypatch.setattr(tokenizer_module, "_CACHE_LIMIT", 3)
+    assert len(tok._chars) > 3
+    assert tok.encode("x") == [ord("x")]  # the next call starts by emptying every cache
+    assert len(tok._cache) == 1 and not tok._segment_cache and not tok._chars
+    assert tok.encode(text) == ids
+
+
 def _random_merge_tokenizer(rng, corpus, merges, by_ranks, shuffled):
     """A tokenizer whose merges join random neighbours in `corpus`, making tokens across and
     inside characters. `shuffled` puts the merges in random rank order, so a token may rank

@@ -29,7 +29,7 @@ _NO_RANK = 1 << 62  # larger than any rank; lets min() skip pairs that cannot me
 # Pieces longer than this use the heap merger: the list scan is quadratic.
 _LONG_PIECE = 128
 _SEGMENT_FROM = 4  # non-ASCII pre-tokens of at least this many characters are cut into segments
-_CACHE_LIMIT = 200_000  # pre-tokens kept per tokenizer before the cache restarts
+_CACHE_LIMIT = 200_000  # entries kept per cache (pieces, segments, characters) before all restart
 
 
 class InvalidTextError(ValueError):
@@ -213,9 +213,8 @@ class Tokenizer:
         return ids
 
     def _encode_text(self, text):
-        cache = self._cache
-        if len(cache) > _CACHE_LIMIT:
-            cache.clear()
+        if max(len(self._cache), len(self._segment_cache), len(self._chars)) > _CACHE_LIMIT:
+            self.clear_cache()  # memory stays bounded in a long-running process
         return self._encode_chunk(text)
 
     def _encode_chunk(self, text):
