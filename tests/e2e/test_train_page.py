@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from site_harness import BOOT_TIMEOUT_MS, TRAIN_TIMEOUT_MS
+from site_harness import BOOT_TIMEOUT_MS, ROOT, TRAIN_TIMEOUT_MS
 
 
 def merge_rows(page):
@@ -389,6 +389,26 @@ def test_reference_vocabularies_load_in_the_worker_with_tiktokens_ids(site):
             return out;
         }""")
     assert result == {"gpt2": [31373, 995], "cl100k": [15339, 1917], "o200k": [24912, 2375]}
+
+
+def test_multilingual_text_encodes_in_the_worker_as_in_cpython(site):
+    """Pyodide's Python gives the ids CPython gives, on eight languages, in all three reference vocabularies."""
+    from bpelab.openai_vocab import load_reference
+
+    text = (ROOT / "tests" / "data" / "multilingual_edge.txt").read_text("utf-8")
+    site.wait_ready()
+    result = site.page.evaluate(
+        """async (text) => {
+            const out = {};
+            for (const name of ["gpt2", "cl100k", "o200k"]) {
+                const info = await bpelab.client.request("reference", {name});
+                const reply = await bpelab.client.request("encode", {handle: info.handle, text});
+                out[name] = reply.results[0].ids;
+            }
+            return out;
+        }""", text)
+    for name in ("gpt2", "cl100k", "o200k"):
+        assert result[name] == load_reference(name).encode_ordinary(text), name
 
 
 def test_no_request_left_the_origin(site):
