@@ -12,6 +12,12 @@ Two merge rules exist, and a tokenizer uses exactly one:
   concatenated bytes are a token; the token's id is the rank.
 For vocabularies made by BPE training both give the same ids.
 
+Speed without changing an id: each distinct pre-token is encoded once and
+cached. A long non-ASCII pre-token is cut where no token can span, and each
+segment is cached too. Inside a segment, most characters start as their own
+BPE result (kept per character) instead of as bytes, where that provably
+gives the same ids (see `_encode_characters`).
+
 Not here: training (`train.py`), file formats (`artifacts.py`), the patterns
 (`pretokenize.py`).
 """
