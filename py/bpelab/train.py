@@ -313,7 +313,11 @@ def _descending_key(token):
     """A bytes key whose ascending order is the token's descending order.
 
     Each byte x becomes (0, 255 - x) and the end becomes 1, so a prefix sorts
-    after its extensions, as the greater-pair rule needs in a min-heap.
+    after its extensions, as the greater-pair rule needs in a min-heap. A
+    merged token's key is its first part's key, less the end, then its second's:
+
+    >>> _descending_key(b"ab") == _descending_key(b"a")[:-1] + _descending_key(b"b")
+    True
     """
     out = bytearray()
     for x in token:
@@ -482,7 +486,8 @@ class _Trainer:
             new = len(self.vocab)
             self.vocab[new] = new_bytes
             self.ids_by_bytes[new_bytes] = new
-            self.sort_keys[chr(new)] = _descending_key(new_bytes)
+            # The key of a + b: a's key without its end mark, then b's key.
+            self.sort_keys[chr(new)] = self.sort_keys[a_char][:-1] + self.sort_keys[b_char]
         self.merges.append((a, b))
         self.merge_counts.append(count)
         new_char = chr(new)
