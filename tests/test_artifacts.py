@@ -67,6 +67,23 @@ def test_round_trips(exported):
     assert self_check(files, exported[1].tokenizer, MULTILINGUAL)["ok"]
 
 
+def test_a_tokenizer_with_no_merges_round_trips():
+    """num_merges=0 is allowed: every format must carry an empty merge list."""
+    result = train(MULTILINGUAL, num_merges=0)
+    files = export_files(result)
+    expected = result.tokenizer.encode(MULTILINGUAL, allowed_special="all")
+    assert expected == list(MULTILINGUAL.encode("utf-8"))
+    for loaded in (
+        from_gpt2_files(files["encoder.json"], files["vocab.bpe"], manifest=files["manifest.json"]),
+        from_hf_tokenizer_json(files["tokenizer.json"]),
+        from_tiktoken(files["tokenizer.tiktoken"], manifest=files["manifest.json"]),
+        load_files(files),
+    ):
+        assert loaded.encode(MULTILINGUAL, allowed_special="all") == expected
+    hf = tokenizers.Tokenizer.from_str(files["tokenizer.json"].decode("utf-8"))
+    assert hf.encode(MULTILINGUAL).ids == expected
+
+
 def test_hf_tokenizers_reads_our_files(exported):
     _, _, _, folder, ours = exported
     want = ours.encode(MULTILINGUAL)

@@ -432,7 +432,7 @@ def from_hf_tokenizer_json(text):
     pretokenizer = _pretokenizer_from_hf(data.get("pre_tokenizer"))
     try:
         tok = from_gpt2_files(
-            json.dumps(encoder | specials), "\n".join(lines) + "\n", pretokenizer=pretokenizer
+            json.dumps(encoder | specials), "".join(line + "\n" for line in lines), pretokenizer=pretokenizer
         )
     except ArtifactError as error:  # report against the file the user gave
         detail = str(error).split(": ", 1)[1]

@@ -260,8 +260,8 @@ def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, *
     in parallel processes (CPython only), with the same result.
 
     >>> result = train("low low lower", num_merges=2, pretokenizer="whitespace", special_tokens=())
-    >>> [result.tokenizer.vocab[i] for i in (256, 257)]
-    [b'lo', b'low']
+    >>> [result.tokenizer.vocab[i] for i in (256, 257)]  # "ow" and "lo" tie at 3: the greater pair wins
+    [b'ow', b'low']
     """
     if settings is None:
         settings = TrainSettings(**overrides)
