@@ -236,19 +236,18 @@ class Tokenizer:
             if whole is not None:  # tiktoken's shortcut, for whole pieces only
                 return [whole]
         if len(piece) >= _SEGMENT_FROM:
-            segments = self._segments(piece)
-            if len(segments) > 1:
-                return list(chain.from_iterable(map(self._segment_cache.__getitem__, segments)))
+            return self._encode_by_segments(piece)
         return self._encode_characters(piece)
 
-    def _segments(self, piece):
-        """A long pre-token cut where no token of the vocabulary can span the cut.
+    def _encode_by_segments(self, piece):
+        """Ids of a long pre-token, cut where no token of the vocabulary can span.
 
         A merge makes a token out of adjacent parts, so a cut that no token
         (as a substring of the piece) spans is never crossed, and the parts on
         either side never meet: BPE of the piece is BPE of each segment, and
         short segments (a character, a common word) repeat, so they cache well.
-        Long Chinese or Japanese pieces become short segments this way.
+        Long Chinese or Japanese pieces become short segments this way; a
+        segment of one character takes that character's ids.
 
         A token spanning the cut between characters x and y either decodes
         (then it holds the bigram xy) or holds a partial character (then it
@@ -260,14 +259,17 @@ class Tokenizer:
         entries = list(map(self._chars.__getitem__, piece))
         # Boundaries whose two characters sit together in some token, found in C.
         joined = map(chars.__contains__, map(add, piece, piece[1:]))
-        segments = []
+        segment_ids = self._segment_cache.__getitem__
+        ids = []
         start = 0
         for i in compress(range(1, len(piece)), map(not_, joined)):
             if not kept[entries[i - 1][1] | entries[i][0]]:  # the two bytes, as last << 8 | first
-                segments.append(piece[start:i])
+                ids += entries[start][-1] if i - start == 1 else segment_ids(piece[start:i])
                 start = i
-        segments.append(piece[start:])
-        return segments
+        if not start:  # no cut
+            return self._encode_characters(piece, entries)
+        ids += entries[start][-1] if len(piece) - start == 1 else segment_ids(piece[start:])
+        return ids
 
     def seams(self):
         """What tokens span, built once: ({two characters inside a token}, spanned, kept).
@@ -279,7 +281,7 @@ class Tokenizer:
             self._seams = _seams(self.vocab.values())
         return self._seams
 
-    def _encode_characters(self, text):
+    def _encode_characters(self, text, entries=None):
         """BPE of a non-ASCII text, with most characters starting already merged.
 
         A character whose two boundaries no partial-character token spans
@@ -294,7 +296,8 @@ class Tokenizer:
         pass (a token ranks above its parts); for any other the merge loop
         sees the failure and the text is merged from bytes.
         """
-        entries = list(map(self._chars.__getitem__, text))
+        if entries is None:
+            entries = list(map(self._chars.__getitem__, text))
         if len(entries) == 1:
             return list(entries[0][-1])
         spanned = self.seams()[1]
