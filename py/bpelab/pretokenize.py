@@ -748,7 +748,10 @@ class Pretokenizer:
         # bytes a piece, so peak memory would otherwise grow with the text.
         counts = Counter()
         for segment in self.segments(text, _COUNT_SEGMENT):
-            counts.update(self._count_segment(segment))
+            if _has_astral(segment):
+                counts.update(self._count_segment(segment))
+            else:  # as _count_segment, but counted straight into the total, in C
+                counts.update(self._fast.findall(segment))
         return counts
 
     def segments(self, text, size):
