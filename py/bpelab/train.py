@@ -242,11 +242,11 @@ def count_pieces(documents, pretokenizer, special_tokens, *, first_seen_order=Fa
         for chunk, _start, is_special in split_special(doc, special_tokens):
             if is_special:
                 continue
-            if first_seen_order:
-                for piece in pretokenizer.split(chunk):
-                    table[piece] = table.get(piece, 0) + 1
-                continue
-            for piece, count in pretokenizer.count(chunk).items():
+            if first_seen_order:  # a Counter keeps its keys in the order they first came
+                counts = Counter(pretokenizer.split(chunk))
+            else:
+                counts = pretokenizer.count(chunk)
+            for piece, count in counts.items():
                 table[piece] = table.get(piece, 0) + count
     return table
 
