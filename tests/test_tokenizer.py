@@ -205,8 +205,8 @@ def _random_merge_tokenizer(rng, corpus, merges, by_ranks, shuffled):
         made = [token for i, token in vocab.items() if i >= 256]
         if shuffled:
             rng.shuffle(made)
-        return Tokenizer.from_ranks({token: i for i, token in enumerate([*map(bytes, zip(range(256))), *made])},
-                                    pretokenizer="bytes")
+        tokens = [bytes([b]) for b in range(256)] + made
+        return Tokenizer.from_ranks({token: rank for rank, token in enumerate(tokens)}, pretokenizer="bytes")
     return Tokenizer(vocab, pairs, pretokenizer="bytes")
 
 
