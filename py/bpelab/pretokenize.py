@@ -186,11 +186,11 @@ def _escape(cp):
         return char
     if 0x21 <= cp <= 0x7E:  # ASCII punctuation: a backslash always makes it literal
         return "\\" + char
-    if cp < 0x100:
-        return "\\x%02x" % cp
-    if cp < 0x10000:
-        return "\\u%04x" % cp
-    return "\\U%08x" % cp
+    if cp < 0xA0 or 0xD800 <= cp <= 0xDFFF:  # controls, and surrogates (not valid UTF-8)
+        return "\\x%02x" % cp if cp < 0x100 else "\\u%04x" % cp
+    # Other characters as themselves: `re` reads a literal several times
+    # faster than an escape, and the built-in classes hold thousands.
+    return char
 
 
 def _class_source(ranges, negated=False):
@@ -583,7 +583,9 @@ def translate(pattern):
     ['héllo', ' wörld']
     """
     _check_pattern(pattern)
-    return _translate(pattern, False)
+    source = _translate(pattern, False)
+    _compile(pattern, source)  # raises if `re` cannot take it
+    return source
 
 
 def _check_pattern(pattern):
@@ -595,16 +597,22 @@ def _check_pattern(pattern):
 
 @lru_cache(maxsize=256)
 def _translate(pattern, bmp):
-    """translate(pattern); with bmp=True, a faster one that is exact only on text without astral characters."""
-    source = _Translator(pattern, bmp).translate()
+    """translate(pattern), not yet compiled.
+
+    With bmp=True, a faster one that is exact only on text without astral characters.
+    """
+    return _Translator(pattern, bmp).translate()
+
+
+def _compile(pattern, source):
+    """The compiled translation of `pattern`; PretokenizeError if `re` rejects it."""
     try:
-        re.compile(source)
+        return re.compile(source)
     except re.error as error:
         raise PretokenizeError(
             f"pattern {pattern!r} is not supported by Python's re after translation: {error.msg} "
             f"(translated pattern {source!r})"
         ) from None
-    return source
 
 
 # ---------------------------------------------------------------- pre-tokenizers
@@ -657,18 +665,19 @@ class Pretokenizer:
     ['Hello', ' world', '!']
     """
 
-    __slots__ = ("name", "pattern", "translated", "compiled", "_fast", "_builtin", "_chunked")
+    __slots__ = ("name", "pattern", "translated", "_compiled", "_fast", "_builtin", "_chunked")
 
     def __init__(self, name, pattern, *, builtin):
         self.name = name
         self.pattern = pattern  # `regex` syntax; None for "bytes"
         self.translated = None  # `re` syntax
-        self.compiled = None  # re.Pattern of `translated`, exact on any text
+        self._compiled = None  # see `compiled`
         self._fast = None  # the same pattern without astral ranges, for text that has none
         if pattern is not None:
             self.translated = _translate(pattern, False)
-            self.compiled = re.compile(self.translated)
-            self._fast = re.compile(_translate(pattern, True))
+            self._fast = _compile(pattern, _translate(pattern, True))
+            if not builtin:  # the user's pattern is checked whole now, not at its first astral text
+                self._compiled = _compile(pattern, self.translated)
         self._builtin = builtin
         # Chunking pays off when pieces repeat inside chunks; for "whitespace"
         # the chunks are nearly the pieces, and a plain Counter is faster.
@@ -679,13 +688,25 @@ class Pretokenizer:
             return f"Pretokenizer({self.name!r})"
         return f"Pretokenizer({self.name!r}, pattern={self.pattern!r})"
 
+    @property
+    def compiled(self):
+        """re.Pattern of `translated`, exact on any text (None for "bytes").
+
+        Built-in patterns compile it on first use: most text has no astral
+        characters and needs only the fast pattern, and compiling the exact
+        one takes 20 to 60 ms (more than a short text takes to split).
+        """
+        if self._compiled is None and self.pattern is not None:
+            self._compiled = _compile(self.pattern, self.translated)
+        return self._compiled
+
     def split(self, text):
         """The pieces of `text`, in order; joined they give `text` back.
 
         >>> get_pretokenizer("gpt2").split("I'll pay 1234")
         ['I', "'ll", ' pay', ' 1234']
         """
-        if self.compiled is None:
+        if self.pattern is None:
             return [text] if text else []
         if not _has_astral(text):
             pieces = self._fast.findall(text)
