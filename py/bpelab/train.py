@@ -488,6 +488,15 @@ class _Trainer:
             if done % report_every == 0:
                 self.progress(done, budget)
         self.progress(len(self.merges), budget)
+        self.release()
+
+    def release(self):
+        """Drop the pair index and the rows: the result needs neither.
+
+        They hold most of a run's objects; freed here, while the cycle
+        collector is still paused, it does not walk them all once it resumes.
+        """
+        self.words = self.where = self.pair_counts = self.heap = self.waiting = None
 
     def progress(self, done, total):
         if self.on_progress is not None and self.on_progress(done, total) is False:
