@@ -39,7 +39,7 @@ import heapq
 from collections import Counter, defaultdict, deque
 from contextlib import contextmanager
 from itertools import compress, repeat
-from operator import add, contains, mul, sub
+from operator import add, mul, sub
 from dataclasses import dataclass, field, asdict
 
 from .pretokenize import PRETOKENIZER_NAMES, get_pretokenizer, split_special
@@ -526,12 +526,18 @@ class _Trainer:
         # Replace the pair in every row that holds it, all in C. str.replace
         # goes left to right without overlap, which is BPE's rule for aaa.
         words, pair_counts, where = self.words, self.pair_counts, self.where
-        rows = dict.fromkeys(where.pop(pair))  # a row is listed once per site that made the pair
-        hit = list(compress(rows, map(contains, map(words.__getitem__, rows), repeat(pair))))
-        before = list(map(words.__getitem__, hit))
+        rows = list(dict.fromkeys(where.pop(pair)))  # a row is listed once per site that made the pair
+        before = list(map(words.__getitem__, rows))
         after = list(map(str.replace, before, repeat(pair), repeat(mark)))
-        weights = list(map(self.counts.__getitem__, hit))
         sites = list(map(sub, map(len, before), map(len, after)))  # merges per row
+        if 0 in sites:  # rows that no longer hold the pair: a later merge took it
+            hit = list(compress(rows, sites))
+            before = list(compress(before, sites))
+            after = list(compress(after, sites))
+            sites = list(filter(None, sites))
+        else:
+            hit = rows
+        weights = list(map(self.counts.__getitem__, hit))
         merged_total = sum(map(mul, weights, sites))
         made, holders = _new_pairs(hit, after, sites, self.counts, mark)
         if reused:  # the mark stood in for the existing id
