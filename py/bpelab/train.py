@@ -539,7 +539,7 @@ class _Trainer:
             hit = rows
         weights = list(map(self.counts.__getitem__, hit))
         merged_total = sum(map(mul, weights, sites))
-        made, holders = _new_pairs(hit, after, sites, self.counts, mark)
+        holders = _new_pairs(hit, after, sites, mark)
         if reused:  # the mark stood in for the existing id
             after = [row.replace(_SPARE, new_char) for row in after]
         deque(map(words.__setitem__, hit, after), 0)  # store the rows, in C
@@ -556,7 +556,9 @@ class _Trainer:
         floor, waiting = self.floor, self.waiting
         sort_keys = self.sort_keys if self.tie_break == "greater" else None
         get = pair_counts.get
-        for k, c in made.items():
+        count_of = self.counts.__getitem__
+        for k, held in holders.items():
+            c = sum(map(count_of, held))  # a row is listed once per site
             x, y = k
             if y != mark:
                 lost = b_char + y
@@ -638,11 +640,8 @@ class _Trainer:
         return [(ord(k[0]), ord(k[1]), pair_counts[k]) for k in top]
 
 
-def _new_pairs(rows, after, sites, row_counts, mark):
-    """The pairs holding `mark` in the changed rows: ({pair: count}, {pair: [row]}).
-
-    A row is listed once per site, so a pair's count is the sum of its rows' counts.
-    """
+def _new_pairs(rows, after, sites, mark):
+    """The pairs holding `mark` in the changed rows: {pair: [row]}, a row once per site."""
     holders = defaultdict(list)
     for row, w, n in zip(rows, after, sites):
         i = w.find(mark)
@@ -659,6 +658,4 @@ def _new_pairs(rows, after, sites, row_counts, mark):
             if i < last and w[i + 1] != mark:
                 holders[mark + w[i + 1]].append(row)
             i = w.find(mark, i + 1)
-    count_of = row_counts.__getitem__
-    counts = {k: sum(map(count_of, held)) for k, held in holders.items()}
-    return counts, holders
+    return holders
