@@ -96,6 +96,16 @@ def test_parser_errors_name_the_line():
         parse_tiktoken(b"YQ== -1\n")
 
 
+def test_parser_refuses_a_partial_line_on_every_python():
+    """CPython before 3.11.5 matched b"/" with the possessive shape check (gh-106052); the slow path must name it."""
+    with pytest.raises(RankFileError, match=r"line 1: expected 'base64 rank'"):
+        parse_tiktoken(b"/")
+    from bpelab import ranks
+
+    assert ranks._CANONICAL_FILE.fullmatch(b"/") is None
+    assert ranks._CANONICAL_FILE.fullmatch(b"YQ== 0\n") is not None
+
+
 def test_parser_accepts_what_tiktoken_accepts():
     """Blank lines, no final newline and out-of-order ranks take the slow path to the same dict."""
     assert parse_tiktoken(b"YQ== 0\n\nYg== 1") == {b"a": 0, b"b": 1}

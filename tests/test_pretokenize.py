@@ -417,6 +417,20 @@ def test_custom_patterns_equal_regex(pattern, text):
     assert check_split_properties(pretokenizer, text) == expected
 
 
+@pytest.mark.parametrize(
+    "pattern, text",
+    [
+        (r"x(?:ab?c)*+a|.", "xa xabca"),  # gh-106052: old re lets (?:ab?c)*+ take the lone "a"
+        (r"(?:.(?!C))++|.", "ABCDABD"),  # gh-100061: old re runs past the failed lookahead
+        (r"(?:\p{L}\p{N}?)++|\s+|.", "a1b c22 d"),
+    ],
+)
+def test_possessive_repeats_of_groups_split_like_regex(pattern, text):
+    """Possessive repeats of groups match as in regex, also on CPython 3.11.0-3.11.4, whose re gets them wrong."""
+    expected = regex.findall(pattern, text)
+    assert get_pretokenizer("custom", pattern).split(text) == expected
+
+
 @settings(max_examples=150, deadline=None)
 @given(text=texts)
 def test_skipping_pattern_raises_naming_the_first_gap(text):

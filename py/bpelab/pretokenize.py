@@ -310,7 +310,13 @@ class _Translator:
                 if not repeatable:
                     self.fail("nothing to repeat", start)
                 text, minimum = quantifier
-                source += text
+                if len(text) > 1 and text[-1] == "+" and source[0] == "(":
+                    # G*+ as (?>G*): the same match, and also right on CPython
+                    # before 3.11.5, which gets possessive repeats of groups
+                    # wrong (gh-106052, gh-100061).
+                    source = "(?>" + source + text[:-1] + ")"
+                else:
+                    source += text
                 atom_nullable = atom_nullable or minimum == 0
                 if self.quantifier_follows():
                     self.fail("multiple repeat (a quantifier after a quantifier)")
@@ -622,8 +628,11 @@ _SPACE_CHARS = frozenset(chr(cp) for first, last in _class_ranges("space") for c
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 # Astral characters less than 256 characters apart, as one stretch: switching
 # between the fast and the exact pattern costs more than that.
+# Our own patterns use no possessive quantifiers: CPython before 3.11.5
+# matches some of them wrongly (gh-106052, gh-100061). Nothing after these
+# repeats can fail, so the greedy ones match the same.
 _ASTRAL_STRETCH_RE = re.compile(
-    "[\U00010000-\U0010ffff](?:[^\U00010000-\U0010ffff]{0,256}+[\U00010000-\U0010ffff])*+"
+    "[\U00010000-\U0010ffff](?:[^\U00010000-\U0010ffff]{0,256}[\U00010000-\U0010ffff])*"
 )
 
 # Cuts text before every ' ' whose previous character is not whitespace ("X| ",
@@ -632,7 +641,7 @@ _ASTRAL_STRETCH_RE = re.compile(
 # none looks behind, nor can its lookaheads or `$` tell a cut point from the
 # end of the text (they would need whitespace just before it). So the text
 # between two cut points splits on its own exactly as inside the whole text.
-_CHUNK_RE = re.compile("(?s:.)[^ ]*+(?:(?<=%s) [^ ]*+)*+" % _SPACE_CLASS)
+_CHUNK_RE = re.compile("(?s:.)[^ ]*(?:(?<=%s) [^ ]*)*" % _SPACE_CLASS)
 
 
 _COUNT_SEGMENT = 1 << 18  # characters counted at a time by Pretokenizer.count

