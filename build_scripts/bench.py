@@ -590,6 +590,16 @@ def pyodide_lines(results):
     return lines
 
 
+def python_build():
+    """This CPython and how its executable was linked: with libpython linked in, pure Python runs ~12% faster."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:  # Linux: the libraries this process mapped
+            linking = "shared libpython" if "libpython" in maps.read() else "libpython linked in"
+    except OSError:
+        linking = "libpython linking unknown"
+    return f"{platform.python_implementation()} {platform.python_version()} ({os.path.realpath(sys.executable)}, {linking})"
+
+
 def environment():
     def version(module):
         try:
@@ -605,7 +615,8 @@ def environment():
         except (OSError, subprocess.CalledProcessError):
             return None
 
-    return {"load_average": os.getloadavg(), "python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
+    return {"load_average": os.getloadavg(), "python": sys.version.split()[0], "python_build": python_build(),
+            "platform": platform.platform(), "cpus": os.cpu_count(),
             "bpelab": version("bpelab"), "tokenizers": version("tokenizers"), "rustbpe": version("rustbpe"),
             "commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--", "py")),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
@@ -699,7 +710,7 @@ def main(argv=None):
     results["environment"]["load_average_after"] = os.getloadavg()
 
     env = results["environment"]
-    print(f"## Training benchmark ({env['date']}, {env['cpus']} CPUs, Python {env['python']}, "
+    print(f"## Training benchmark ({env['date']}, {env['cpus']} CPUs, {env['python_build']}, "
           f"tokenizers {env['tokenizers']}, rustbpe {env['rustbpe']}, bpelab {env['bpelab']} at "
           f"{(env['commit'] or '?')[:7]}{' + uncommitted changes in py/' if env['dirty'] else ''})")
     print()

@@ -45,6 +45,7 @@ from bpelab.openai_vocab import REFERENCES, load_reference  # noqa: E402
 
 import build_ranks  # noqa: E402
 import corpora  # noqa: E402
+from bench import python_build  # noqa: E402
 
 TIKTOKEN_NAME = {"gpt2": "r50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}
 
@@ -130,6 +131,7 @@ def main(argv=None):
         "what": "encode_ordinary(text) on the whole text, one thread; best of `repeat` runs after one warm-up call",
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
+        "python_build": python_build(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
         "tiktoken": tiktoken.__version__,
@@ -139,7 +141,7 @@ def main(argv=None):
         "encode": [],
     }
 
-    print(f"Python {results['python']} ({results['implementation']}), tiktoken {results['tiktoken']}, "
+    print(f"{results['python_build']}, tiktoken {results['tiktoken']}, "
           f"{results['cpus']} CPUs; best of {args.repeat}")
     print("\nload_reference(name), memo emptied (read + sha256 + parse + Tokenizer):")
     for key in keys:
