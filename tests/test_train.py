@@ -1,5 +1,6 @@
 """The fast trainer against the reference trainer, and its settings and policies."""
 
+import gc
 import re
 
 import pytest
@@ -73,6 +74,23 @@ def test_progress_and_cancel():
         train("abcdefghij " * 200 + "".join(chr(0x4E00 + i) for i in range(400)), num_merges=200,
               on_progress=on_progress)
     assert seen[0] == (0, 200) and seen[-1][0] == 10
+
+
+def test_cycle_collector_is_left_as_it_was():
+    """train pauses the cycle collector and restores it, also when cancelled."""
+    was_enabled = gc.isenabled()
+    try:
+        pauses = []
+        train("ab ab ab", num_merges=1, on_progress=lambda done, total: pauses.append(gc.isenabled()))
+        assert pauses and not any(pauses) and gc.isenabled()
+        with pytest.raises(TrainingCancelled):
+            train("ab ab ab", num_merges=1, on_progress=lambda done, total: False)
+        assert gc.isenabled()
+        gc.disable()
+        train("ab ab ab", num_merges=1)
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was_enabled else gc.disable)()
 
 
 def test_special_tokens_are_boundaries_and_never_merged():
