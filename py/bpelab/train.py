@@ -530,7 +530,7 @@ class _Trainer:
         before = list(map(words.__getitem__, rows))
         after = list(map(str.replace, before, repeat(pair), repeat(mark)))
         sites = list(map(sub, map(len, before), map(len, after)))  # merges per row
-        if 0 in sites:  # rows that no longer hold the pair: a later merge took it
+        if 0 in sites:  # rows that no longer hold the pair: a merge since they were listed took it
             hit = list(compress(rows, sites))
             before = list(compress(before, sites))
             after = list(compress(after, sites))
