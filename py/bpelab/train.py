@@ -443,20 +443,16 @@ class _Trainer:
     # -- the run -----------------------------------------------------------
     def run(self):
         words, counts = self.words, self.counts
-        pair_counts = Counter()  # pair -> count
         where = defaultdict(list)  # pair -> rows that held it, once per occurrence
-        count_once = pair_counts.update  # C-level counting for the many rows seen once
-        for row, (w, c) in enumerate(zip(words, counts)):
-            pairs = list(map(add, w, w[1:]))  # the row's pairs, built in C
-            if c == 1:
-                count_once(pairs)
-            else:
-                for pair in pairs:
-                    pair_counts[pair] += c
-            for pair in pairs:  # a repeat costs less than a set per row
-                where[pair].append(row)
-        pair_counts = dict(pair_counts)  # plain dict: Counter's __delitem__ is Python code
-        self.pair_counts, self.where = pair_counts, dict(where)
+        for row, w in enumerate(words):
+            for pair in map(add, w, w[1:]):  # the row's pairs, built in C
+                where[pair].append(row)  # a repeat costs less than a set per row
+        where = dict(where)
+        # A pair's count is the sum of its rows' counts, a row once per
+        # occurrence: summed in C, this is faster than counting row by row.
+        sums = map(sum, map(map, repeat(counts.__getitem__), where.values()))
+        pair_counts = dict(zip(where, sums))  # pair -> count
+        self.pair_counts, self.where = pair_counts, where
         self.heap = [self.entry(c, pair) for pair, c in pair_counts.items()]
         heapq.heapify(self.heap)
         if self.steps is None and self.heap:  # top_pairs reads the heap alone, so records keep no floor
