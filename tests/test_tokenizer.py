@@ -240,6 +240,13 @@ def _ranks_tokenizer(tokens):
     # "新" is made at 20 but only after its own merge at 30, so "éж" (28) comes
     # first; the limit must be the highest of a character's merges, not its last.
     ({"é": 10, "ж": 12, b"\x96\xb0": 30, "新": 20, "éж": 28, "ж新": 25}, [28, 20]),
+    # The partial token "ж" + two bytes of "新" (35) ranks above the first of
+    # "新"'s own merges (30) but below its last (45), so it is made: "新"
+    # must start in bytes; judged by its first merge it would start whole.
+    ({"é": 10, "ж": 12, b"\xe6\x96": 30, "新": 45, "ж".encode() + b"\xe6\x96": 35}, [10, 35, 10_176]),
+    # Here it ranks above "新" (45), so "新" is whole before it could be made:
+    # starting whole is exact although a partial token spans the boundary.
+    ({"é": 10, "ж": 12, b"\xe6\x96": 30, "新": 45, "ж".encode() + b"\xe6\x96": 55}, [10, 12, 45]),
 ])
 def test_a_character_starts_whole_only_when_that_is_exact(tokens, expected):
     tok = _ranks_tokenizer(tokens)

@@ -32,6 +32,7 @@ from .pretokenize import Pretokenizer, get_pretokenizer, split_special
 
 _ONE_BYTE = [bytes((b,)) for b in range(256)]  # byte value -> one-byte string
 _NO_RANK = 1 << 62  # larger than any rank; lets min() skip pairs that cannot merge
+_UNSPANNED = _NO_RANK + 1  # a boundary no partial-character token spans: above every limit
 # Pieces longer than this use the heap merger: the list scan is quadratic.
 _LONG_PIECE = 128
 _SEGMENT_FROM = 4  # non-ASCII pre-tokens of at least this many characters are cut into segments
@@ -272,13 +273,19 @@ class Tokenizer:
         return ids
 
     def seams(self):
-        """What tokens span, built once: ({two characters inside a token}, spanned, kept).
+        """What tokens span, built once: ({two characters inside a token}, span_rank, kept).
 
-        spanned[x << 8 | y] is 1 when a partial-character token holds byte x
-        then byte y at a character start; kept is spanned or both ASCII.
+        span_rank[x << 8 | y] is the lowest rank of the partial-character
+        tokens that hold byte x then byte y at a character start
+        (_UNSPANNED: none); kept[x << 8 | y] is 1 where there is one, or
+        where both bytes are ASCII.
         """
         if self._seams is None:
-            self._seams = _seams(self.vocab.values())
+            if self.merge_rule == "ranks":
+                made = self._ranks.items()
+            else:  # the tokens merges make, each with its merge's rank
+                made = zip(map(self._token_bytes.__getitem__, self._merge_result), range(len(self._merge_result)))
+            self._seams = _seams(made)
         return self._seams
 
     def _encode_characters(self, text, entries=None):
@@ -295,25 +302,32 @@ class Tokenizer:
         it could not have joined anything yet. Trained vocabularies always
         pass (a token ranks above its parts); for any other the merge loop
         sees the failure and the text is merged from bytes.
+
+        The same holds at a boundary that partial-character tokens do span,
+        if all of them rank above the character's own highest merge: until
+        it is whole its next own merge comes first, so its bytes meet no
+        neighbour. In Russian or Korean text with cl100k that starts most
+        characters whole instead of under half.
         """
         if entries is None:
             entries = list(map(self._chars.__getitem__, text))
         if len(entries) == 1:
             return list(entries[0][-1])
-        spanned = self.seams()[1]
+        span_rank = self.seams()[1]
         parts, limits = [], []
-        spanned_left = False
+        left = _UNSPANNED
         previous = entries[0]
         for entry in chain(entries[1:], [None]):
-            # The boundary to the right is spanned if a partial-character token holds its two bytes.
-            spanned_right = entry is not None and spanned[previous[1] | entry[0]]
-            if spanned_left or spanned_right:
-                parts += previous[4]  # bytes
-                limits += previous[5]
-            else:
+            # The lowest rank of a partial-character token across the boundary to the right.
+            right = span_rank[previous[1] | entry[0]] if entry is not None else _UNSPANNED
+            limit = previous[3][0]  # the character's highest own merge
+            if left > limit and right > limit:
                 parts += previous[2]  # the character's own BPE
                 limits += previous[3]
-            spanned_left = spanned_right
+            else:
+                parts += previous[4]  # bytes
+                limits += previous[5]
+            left = right
             previous = entry
         if len(parts) <= _LONG_PIECE:
             if self.merge_rule == "ranks":
@@ -540,11 +554,11 @@ def _join_limits(limits, i, rank):
     return True
 
 
-def _seams(tokens):
-    """Tokenizer.seams, from the tokens. Only tokens with non-ASCII bytes are read."""
+def _seams(made):
+    """Tokenizer.seams, from the (token, rank) pairs that merges make. Only tokens with non-ASCII bytes are read."""
     chars = set()
-    spanned = bytearray(1 << 16)
-    for token in tokens:
+    span_rank = [_UNSPANNED] * (1 << 16)
+    for token, rank in made:
         if token.isascii():
             continue
         try:
@@ -552,13 +566,15 @@ def _seams(tokens):
         except UnicodeDecodeError:
             for i in range(1, len(token)):
                 if token[i] < 0x80 or token[i] >= 0xC0:  # a character starts here
-                    spanned[token[i - 1] << 8 | token[i]] = 1
+                    at = token[i - 1] << 8 | token[i]
+                    if rank < span_rank[at]:
+                        span_rank[at] = rank
             continue
         chars.update(map(add, text, text[1:]))  # each pair of neighbouring characters, in C
-    kept = bytearray(spanned)
+    kept = bytearray(map(_UNSPANNED.__gt__, span_rank))  # 1 where a partial token spans
     for x in range(0x80):
         kept[x << 8 : x << 8 | 0x80] = b"\x01" * 0x80
-    return frozenset(chars), bytes(spanned), bytes(kept)
+    return frozenset(chars), span_rank, bytes(kept)
 
 
 class _CharTable(dict):
