@@ -284,7 +284,7 @@ class Tokenizer:
             if self.merge_rule == "ranks":
                 made = self._ranks.items()
             else:  # the tokens merges make, each with its merge's rank
-                made = zip(map(self._token_bytes.__getitem__, self._merge_result), range(len(self._merge_result)))
+                made = ((self._token_bytes[i], rank) for rank, i in enumerate(self._merge_result))
             self._seams = _seams(made)
         return self._seams
 
@@ -306,7 +306,8 @@ class Tokenizer:
         The same holds at a boundary that partial-character tokens do span,
         if all of them rank above the character's own highest merge: until
         it is whole its next own merge comes first, so its bytes meet no
-        neighbour. In Russian or Korean text with cl100k that starts most
+        neighbour. (A token's rank, for the pairs rule, is that of the merge
+        that makes it.) In Russian or Korean text with cl100k this starts most
         characters whole instead of under half.
         """
         if entries is None:
