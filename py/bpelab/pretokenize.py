@@ -315,6 +315,10 @@ class _Translator:
                     # before 3.11.5, which gets possessive repeats of groups
                     # wrong (gh-106052, gh-100061).
                     source = "(?>" + source + text[:-1] + ")"
+                elif text == "?" and source[0] == "(" and source != "(?s:.)":
+                    # G? as (?:G|): the same match, and re runs an alternation
+                    # faster than a repeat (o200k's optional contractions: -6%).
+                    source = "(?:" + source + "|)"
                 else:
                     source += text
                 atom_nullable = atom_nullable or minimum == 0
