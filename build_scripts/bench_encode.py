@@ -15,9 +15,12 @@ What is measured, for each encoding and text:
   tiktoken's Rust core on the calling thread only (no thread pool; the batch
   functions are not used), so it is single-threaded. tiktoken keeps no
   per-piece cache, so cold and warm are the same thing.
-Warm-up: one untimed call of each encoder on the text before the timed runs
-(for bpelab it is that call that fills the cache for "warm"). Each figure is
-the best (minimum time) of --repeat runs. MB/s counts UTF-8 bytes, 10^6 per MB.
+Warm-up: one untimed call of each encoder on the text before the timed runs.
+Then --repeat rounds, each timing tiktoken, bpelab cold and bpelab warm once
+(the cold run fills the caches the warm one reads): interleaved, because this
+machine is shared and noisy, and a busy moment should slow all three alike.
+Each figure is the best (minimum time) of its runs. MB/s counts UTF-8 bytes,
+10^6 per MB.
 The ids of the two encoders are compared once per case; a difference is reported.
 
 Load time: `load_reference(name)` with its memo emptied (read the rank file,
@@ -163,12 +166,14 @@ def main(argv=None):
         for name, text in texts.items():
             size = len(text.encode("utf-8"))
             expected = enc.encode_ordinary(text)  # warm-up for tiktoken
-            tk_best, tk_times = time_call(lambda: enc.encode_ordinary(text), args.repeat)
             clear_piece_cache(tok)
-            same = tok.encode_ordinary(text) == expected  # warm-up; fills the piece cache
-            warm_best, warm_times = time_call(lambda: tok.encode_ordinary(text), args.repeat)
-            cold_best, cold_times = time_call(lambda: tok.encode_ordinary(text), args.repeat,
-                                              before=lambda: clear_piece_cache(tok))
+            same = tok.encode_ordinary(text) == expected  # warm-up for bpelab
+            tk_times, cold_times, warm_times = [], [], []
+            for _ in range(args.repeat):  # round by round, so a busy moment hits all three alike
+                tk_times.append(time_call(lambda: enc.encode_ordinary(text), 1)[0])
+                cold_times.append(time_call(lambda: tok.encode_ordinary(text), 1, before=lambda: clear_piece_cache(tok))[0])
+                warm_times.append(time_call(lambda: tok.encode_ordinary(text), 1)[0])  # the cold run filled the caches
+            tk_best, cold_best, warm_best = min(tk_times), min(cold_times), min(warm_times)
             row = {
                 "encoding": key, "text": name, "bytes": size, "ids_equal": same, "tokens": len(expected),
                 "tiktoken_mb_s": size / tk_best / 1e6, "bpelab_cold_mb_s": size / cold_best / 1e6,
