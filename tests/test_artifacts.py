@@ -1,7 +1,9 @@
 """Files: round trips, third-party readers (HF tokenizers, tiktoken), malformed imports."""
 
+import io
 import json
 import os
+import zipfile
 
 import pytest
 import tiktoken
@@ -214,7 +216,40 @@ def _malformed_cases(good):
         ("bad manifest", {"encoder.json": _enc(encoder).encode(), "vocab.bpe": bpe.encode(),
                           "manifest.json": b'{"format": "other"}'},
          "manifest.json: not a BPE Lab manifest"),
+        ("JSON that is no tokenizer, named as given", {"data.json": b'{"rows": [1, 2]}'},
+         "data.json: expected a BPE model"),
+        ("not a zip", {"all.zip": b"PK but not really"}, "all.zip: not a readable .zip archive"),
+        ("zip with the merges only", {"all.zip": _zip({"x/vocab.bpe": bpe.encode()})},
+         "vocab.bpe: needs its partner file encoder.json"),
+        ("zip with a malformed member", {"all.zip": _zip({"encoder.json": b"{not json", "vocab.bpe": bpe.encode()})},
+         "encoder.json line 1:"),
     ]
+
+
+def _zip(members):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_a_zip_of_the_exported_files_loads_like_the_files():
+    result = train("low lower lowest newest widest " * 30, vocab_size=275)
+    files = export_files(result)
+    archive = _zip({f"bpelab-out/{name}": data for name, data in files.items()})
+    text = "the lowest and newest of the widest"
+    assert load_files({"bpelab-out.zip": archive}).encode(text) == load_files(files).encode(text)
+    assert load_files({"bpelab-out.zip": archive}).special_tokens == {"<|endoftext|>": 275 - 1}
+
+
+def test_a_zip_member_over_the_size_limit_is_refused_before_it_is_inflated(monkeypatch):
+    from bpelab import artifacts
+
+    monkeypatch.setattr(artifacts, "MAX_FILE_BYTES", 1000)
+    archive = _zip({"encoder.json": b" " * 5000, "vocab.bpe": b""})  # deflates to a few bytes
+    with pytest.raises(ArtifactError, match=r"all.zip: encoder.json: file too large \(5,000 bytes; the limit is 1,000\)"):
+        load_files({"all.zip": archive})
 
 
 def test_malformed_imports(good):

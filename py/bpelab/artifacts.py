@@ -14,8 +14,11 @@ CLI and the site write identical bytes.
 """
 
 import hashlib
+import io
 import json
 import re
+import zipfile
+import zlib
 
 from . import __version__
 from .byte_unicode import CHAR_TO_BYTE, bytes_to_visible, gpt2_byte_ids
@@ -390,13 +393,15 @@ def to_hf_tokenizer_json(tokenizer):
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def from_hf_tokenizer_json(text):
+def from_hf_tokenizer_json(text, filename="tokenizer.json"):
     """A Tokenizer from a Hugging Face `tokenizer.json` holding a byte-level BPE.
+
+    Errors name `filename`, the file as the user called it.
 
     >>> from_hf_tokenizer_json(to_hf_tokenizer_json(Tokenizer.bytes_only())).encode("a")
     [97]
     """
-    name = "tokenizer.json"
+    name = filename
     data = _json(name, text)
     model = data.get("model") if isinstance(data, dict) else None
     if not isinstance(model, dict) or model.get("type") != "BPE":
@@ -429,7 +434,7 @@ def from_hf_tokenizer_json(text):
             raise ArtifactError(name, f"added token {entry['content']!r} has two ids")
         encoder.pop(entry["content"], None)
         specials[entry["content"]] = entry["id"]
-    pretokenizer = _pretokenizer_from_hf(data.get("pre_tokenizer"))
+    pretokenizer = _pretokenizer_from_hf(data.get("pre_tokenizer"), name)
     try:
         tok = from_gpt2_files(
             json.dumps(encoder | specials), "".join(line + "\n" for line in lines), pretokenizer=pretokenizer
@@ -443,8 +448,7 @@ def from_hf_tokenizer_json(text):
     return tok
 
 
-def _pretokenizer_from_hf(spec):
-    name = "tokenizer.json"
+def _pretokenizer_from_hf(spec, name):
     if not isinstance(spec, dict):
         raise ArtifactError(name, "pre_tokenizer must be a ByteLevel pre-tokenizer (alone or after a Split)")
     steps = spec.get("pretokenizers") if spec.get("type") == "Sequence" else [spec]
@@ -552,9 +556,15 @@ def load_files(files):
     """A Tokenizer from a set of files {filename: bytes}, whichever format they are.
 
     Accepts encoder.json + vocab.bpe (+ manifest.json), a tokenizer.json, or a
-    .tiktoken file (+ manifest.json for its pattern and special tokens).
+    .tiktoken file (+ manifest.json for its pattern and special tokens); any of
+    them may come inside a .zip.
     """
-    names = {name.rsplit("/", 1)[-1]: data for name, data in files.items()}
+    names = {}
+    for name, data in files.items():
+        if name.lower().endswith(".zip"):
+            names.update(_zip_members(name, data))  # BPE Lab's own "download all" .zip, for one
+        else:
+            names[name.rsplit("/", 1)[-1]] = data
     manifest = names.get("manifest.json")
     encoder = next((n for n in names if n.endswith("encoder.json") or n == "vocab.json"), None)
     merges = next((n for n in names if n.endswith(".bpe") or n.endswith("merges.txt")), None)
@@ -565,14 +575,38 @@ def load_files(files):
         raise ArtifactError(have, f"needs its partner file {need}: GPT-2 format is two files")
     hf = next((n for n in names if n.endswith(".json") and n != "manifest.json"), None)
     if hf:
-        return from_hf_tokenizer_json(names[hf])
+        return from_hf_tokenizer_json(names[hf], filename=hf)
     ranks = next((n for n in names if n.endswith(".tiktoken")), None)
     if ranks:
         return from_tiktoken(names[ranks], manifest=manifest, filename=ranks)
     raise ArtifactError(
         ", ".join(sorted(names)) or "(no files)",
-        "no tokenizer found: give encoder.json + vocab.bpe, a tokenizer.json, or a .tiktoken file",
+        "no tokenizer found: give encoder.json + vocab.bpe, a tokenizer.json, or a .tiktoken file (or a .zip holding them)",
     )
+
+
+def _zip_members(name, data):
+    """{file name: bytes} of the files in a .zip archive, folders dropped from the names."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as error:
+        raise ArtifactError(name, f"not a readable .zip archive ({error})") from None
+    members = {}
+    with archive:
+        for info in archive.infolist():
+            if info.is_dir():
+                continue
+            where = f"{name}: {info.filename}"
+            member = info.filename.rsplit("/", 1)[-1]
+            if member in members:
+                raise ArtifactError(name, f"holds two files named {member!r}; keep one")
+            if info.file_size > MAX_FILE_BYTES:  # checked before inflating anything
+                raise ArtifactError(where, f"file too large ({info.file_size:,} bytes; the limit is {MAX_FILE_BYTES:,})")
+            try:
+                members[member] = archive.read(info)
+            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error) as error:
+                raise ArtifactError(where, f"cannot be unpacked ({error})") from None
+    return members
 
 
 def self_check(files, tokenizer, sample):
