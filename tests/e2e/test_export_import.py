@@ -64,6 +64,13 @@ def downloaded(trained):
     return {name: download(page, page.locator(f"#export-files button[data-file='{name}']")) for name in FILES}
 
 
+@pytest.fixture(scope="module")
+def downloaded_zip(trained):
+    """The "Download all as .zip" archive of the trained tokenizer (seed id layout)."""
+    page = trained.page
+    return download(page, page.locator("#export-zip"))
+
+
 def zip_contents(data):
     archive = zipfile.ZipFile(io.BytesIO(data))
     assert archive.testzip() is None  # every CRC-32 is right
@@ -90,9 +97,8 @@ def test_export_files_api_gives_the_same_bytes(downloaded):
     assert {name: downloaded[name] for name in FILES} == {name: expected[name] for name in FILES}
 
 
-def test_zip_holds_the_same_files_with_valid_crcs(trained, downloaded):
-    page = trained.page
-    assert zip_contents(download(page, page.locator("#export-zip"))) == downloaded
+def test_zip_holds_the_same_files_with_valid_crcs(downloaded_zip, downloaded):
+    assert zip_contents(downloaded_zip) == downloaded
 
 
 def test_gpt2_id_layout_reexports_and_matches_the_cli(trained, tmp_path):
@@ -133,7 +139,7 @@ def import_files(site, files):
 def test_import_of_the_downloaded_files(trained, downloaded, names):
     message = import_files(trained, {name: downloaded[name] for name in names})
     expect(message).to_have_class("alert ok")
-    expect(message).to_contain_text("60 merges")
+    expect(message).to_contain_text('60 merges, 1 special token ("<|endoftext|>")')
     expect(trained.page.locator("#results-summary")).to_contain_text("Imported")
     expect(trained.page.locator("#merge-body tr")).to_have_count(60)
     # Imported tokenizers are shown, not re-exported: their files are what the user already has.
@@ -146,6 +152,8 @@ def test_import_of_the_downloaded_files(trained, downloaded, names):
     ({"encoder.json": b'{"a": 0, "b": 1}', "vocab.bpe": b"#version: 0.2\na b c\n"}, "line 2"),
     ({"encoder.json": b'{"a": 0, "b": 0}', "vocab.bpe": b"#version: 0.2\n"}, "encoder.json"),
     ({"notes.txt": b"hello"}, "no tokenizer found"),
+    ({"data.json": b'{"rows": [1, 2]}'}, "data.json: expected a BPE model"),
+    ({"all.zip": b"PK but no archive"}, "all.zip: not a readable .zip archive"),
     ({"ranks.tiktoken": b"YWI= 0\nnot base64 at all\n"}, "line 2"),
 ])
 def test_malformed_imports_get_specific_errors(trained, files, expected):
@@ -153,6 +161,14 @@ def test_malformed_imports_get_specific_errors(trained, files, expected):
     expect(message).to_have_class("alert error")
     expect(message).to_contain_text("Could not import:")
     expect(message).to_contain_text(expected)
+
+
+def test_the_downloaded_zip_imports_as_its_files(trained, downloaded_zip):
+    page = trained.page
+    message = import_files(trained, {"bpelab-tokenizer.zip": downloaded_zip})
+    expect(message).to_have_class("alert ok")
+    expect(message).to_contain_text('Imported bpelab-tokenizer.zip: 317 tokens, 60 merges, 1 special token ("<|endoftext|>")')
+    expect(page.locator("#merge-body tr")).to_have_count(60)
 
 
 def test_import_of_gpt2s_real_files(trained):

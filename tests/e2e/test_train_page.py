@@ -414,3 +414,113 @@ def test_multilingual_text_encodes_in_the_worker_as_in_cpython(site):
 def test_no_request_left_the_origin(site):
     assert site.outside == []
     assert site.requests and all(url.startswith(site.url) for url in site.requests)
+
+
+def test_a_cancel_while_writing_the_files_leaves_none_from_before(site):
+    """The files on offer always belong to the tokenizer on show: never the previous run's."""
+    page = site.page
+    page.select_option("#sample", "seed003-low-lower")
+    site.train_and_wait()
+    expect(page.locator("#export-files li")).not_to_have_count(0)  # the small tokenizer's files
+    page.select_option("#sample", "kjv-genesis")
+    page.locator("input[name=size_mode][value=vocab]").check()
+    page.locator("#size").fill("600")
+    # Press Cancel the moment the page asks for the files: writing them can take less than a
+    # polling interval, so waiting to see "Writing the files…" would race.
+    page.evaluate("""() => {
+        const client = bpelab.client, request = client.request;
+        client.request = (type, ...rest) => {
+            const reply = request.call(client, type, ...rest);
+            if (type === "export") {
+                client.request = request;
+                setTimeout(() => document.getElementById("cancel").click(), 0);
+            }
+            return reply;
+        };
+    }""")
+    page.locator("#train").click()
+    expect(page.locator("#results-summary")).to_contain_text("Learned 343 merges", timeout=TRAIN_TIMEOUT_MS)  # the new one...
+    expect(page.locator("#export-files li")).to_have_count(0)  # ...and the old files are gone
+    expect(page.locator("#export-zip")).to_be_disabled()
+    expect(page.locator("#self-check")).to_contain_text("Writing the files was cancelled, so there are none to download")
+    site.wait_ready(BOOT_TIMEOUT_MS)
+    expect(page.locator("#train")).to_be_focused()  # Cancel had the focus; it went back to Train
+    page.locator("#tab-compression").click()
+    expect(page.locator("#report-body")).to_contain_text("Not measured: Python was restarted")
+    page.locator("#tab-merges").click()
+
+
+def test_the_over_limit_question_is_about_the_text_as_it_is(site):
+    page = site.page
+    site.set_hash("#limit=50&mode=merges&size=3")
+    site.set_text("x" * 66)
+    page.locator("#train").click()
+    expect(page.locator("#limit-dialog")).to_contain_text("The text has 66 characters")
+    site.set_text("y" * 78)  # changing the text withdraws the question about the old one
+    expect(page.locator("#limit-dialog")).to_be_hidden()
+    page.locator("#train").click()
+    expect(page.locator("#limit-dialog")).to_contain_text("The text has 78 characters")
+    before = site.runs()
+    page.locator("#limit-truncate").click()
+    site.wait_run(before)
+    expect(page.locator("#run-message")).to_contain_text("Trained on the first 50 of 78 characters")
+    # A setting typed just before Enter is committed as the question opens: the question stays.
+    page.locator("#size").fill("4")
+    page.locator("#size").press("Enter")
+    expect(page.locator("#limit-truncate")).to_be_focused()
+    expect(page.locator("#limit-dialog")).to_be_visible()
+    page.keyboard.press("Escape")
+    page.locator("#clear-text").click()
+    site.set_hash("")
+
+
+def test_copy_link_carries_the_pasted_text_like_the_address_bar(site):
+    page = site.page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    site.set_hash("#mode=merges&size=5")
+    page.locator("#clear-text").click()
+    site.set_text("my pasted text")
+    page.locator("#copy-link").click()
+    expect(page.locator("#copy-status")).to_have_text("Link copied.")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.endswith("#mode=merges&size=5&text=my%20pasted%20text"), copied
+    page.locator("#clear-text").click()
+    site.set_hash("")
+
+
+def test_no_merges_and_one_merge_are_worded_right(site):
+    page = site.page
+    site.set_hash("#mode=merges&size=0")
+    site.set_text("aaaa bbbb")
+    site.train_and_wait()
+    expect(page.locator("#results-summary")).to_contain_text("Learned 0 merges in")
+    expect(page.locator("#merge-body")).to_have_text("No merges were learned: the requested size was reached.")
+    site.set_hash("#mode=merges&size=1")
+    expect(page.locator("#size")).to_have_value("1")
+    site.train_and_wait()
+    expect(page.locator("#results-summary")).to_contain_text("Learned 1 merge in")
+    expect(page.locator("#results-summary")).to_contain_text("+ 1 merge + 1 special token.")
+    page.locator("#size").fill("")
+    page.locator("#train").click()
+    expect(page.locator("#settings-error")).to_contain_text("got an empty field")
+    page.locator("#clear-text").click()
+    site.set_hash("")
+
+
+def test_a_toy_samples_settings_go_when_another_sample_is_picked(site):
+    page = site.page
+    site.set_hash("")
+    page.select_option("#sample", "seed000-abab")
+    expect(page.locator("#pretokenizer")).to_have_value("bytes")
+    expect(page.locator("#size")).to_have_value("4")
+    page.locator("#tie_break").select_option("first-seen")  # changed by the user: it stays
+    page.select_option("#sample", "handbook-ja")
+    expect(page.locator("#pretokenizer")).to_have_value("gpt2")
+    expect(page.locator("input[name=size_mode][value=vocab]")).to_be_checked()
+    expect(page.locator("#size")).to_have_value("1000")
+    expect(page.locator("#min_count")).to_have_value("1")
+    expect(page.locator("#separator")).to_have_value("none")
+    expect(page.locator("#special_tokens")).to_have_value("<|endoftext|>")
+    expect(page.locator("#tie_break")).to_have_value("first-seen")
+    page.locator("#clear-text").click()
+    site.set_hash("")

@@ -47,6 +47,9 @@ export function svg(tag, attrs = {}, ...children) {
 export const numberFormat = new Intl.NumberFormat("en-US");
 export const fmt = (n) => numberFormat.format(n);
 
+/** A count with its noun: "1 merge", "2 merges"; plural defaults to the noun + "s". */
+export const count = (n, noun, plural = `${noun}s`) => `${fmt(n)} ${n === 1 ? noun : plural}`;
+
 export function fmtBytes(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;

@@ -2,7 +2,7 @@
 // state. The model (Python, in the worker) never touches the DOM; this file
 // never computes a merge.
 import { WorkerClient } from "./worker-client.js";
-import { el, clear, fmt, fmtBytes, show, hide } from "./dom.js";
+import { el, clear, count, fmt, fmtBytes, show, hide } from "./dom.js";
 import { hexToBytes, tokenNode, tokenLabel } from "./tokens.js";
 import {
   DEFAULT_CHAR_LIMIT, countChars, findLoneSurrogate, loneSurrogateMessage, readTextFiles,
@@ -38,7 +38,7 @@ const ui = {
   tabs: [$("tab-merges"), $("tab-vocab"), $("tab-compression")],
   mergePrev: $("merge-prev"), mergeNext: $("merge-next"), mergeRange: $("merge-range"), mergeJump: $("merge-jump"),
   mergeBody: $("merge-body"), vocabStats: $("vocab-stats"), longest: $("longest"), hist: $("hist"),
-  reportBody: $("report-body"), curve: $("curve"), tabCompression: $("tab-compression"),
+  reportBody: $("report-body"), heldoutHead: $("heldout-head"), curve: $("curve"), tabCompression: $("tab-compression"),
   exportPanel: $("export-panel"), exportZip: $("export-zip"), exportFiles: $("export-files"), exportLayout: $("export-layout"),
   selfCheck: $("self-check"),
   importDrop: $("import-drop"), importOpen: $("import-open"), importInput: $("import-input"), importMessage: $("import-message"),
@@ -68,7 +68,9 @@ const state = {
   current: null,       // the tokenizer on show: the worker's description of it
   exported: null,      // {layout, files: [{name, data, size, sha256}], selfCheck}
   mergePage: 0,
-  pendingTruncation: null,
+  pendingTruncation: null, // {documents, chars, limit} while the over-limit question is open
+  preset: null,        // the settings a toy sample set, to undo when another text is picked
+  focusTrainWhenReady: false, // keyboard focus was lost with Cancel: give it to Train when Python is ready
   running: null,       // {kind, started} while a request runs
   bootStages: [],      // the start-up stages seen, in order (shown in the status line)
   bootTimes: [],       // [stage, ms since navigation] for each stage, to see where start-up time goes
@@ -130,7 +132,15 @@ function setPhase(phase) {
   ui.train.disabled = !idle;
   ui.train.textContent = phase === "booting" ? "Train (starting Python…)" : "Train";
   ui.importOpen.disabled = !idle;
-  ui.exportZip.disabled = phase === "busy";
+  updateZipButton();
+  if (idle && state.focusTrainWhenReady) {
+    state.focusTrainWhenReady = false;
+    if (document.activeElement === document.body) ui.train.focus();
+  }
+}
+
+function updateZipButton() {
+  ui.exportZip.disabled = state.phase === "busy" || !state.exported;
 }
 
 ui.restart.addEventListener("click", () => {
@@ -183,6 +193,7 @@ function renderFiles() {
       el("span", { text: `${file.name} · ${fmt(file.chars)} characters` }),
       el("button", { type: "button", "aria-label": `Remove ${file.name}`, title: `Remove ${file.name}`, onclick: () => {
         state.files.splice(i, 1);
+        textChanged();
         renderFiles();
         updateCounter();
       } }, "×")));
@@ -196,6 +207,7 @@ async function addFiles(fileList) {
   try {
     const docs = await readTextFiles(files);
     state.files.push(...docs);
+    textChanged();
     setSample(null);
     renderFiles();
     updateCounter();
@@ -255,12 +267,28 @@ async function pickSample(id, { applySettings = true } = {}) {
     return;
   }
   state.files = [];
+  textChanged();
   renderFiles();
   setSample(sample);
-  if (applySettings && sample.settings) {
-    // Toy corpora come with the settings of the seed that uses them, so its numbers reappear.
-    Object.assign(state.settings, sample.settings);
-    writeForm(state.settings);
+  if (applySettings) {
+    // A toy sample's settings (4 merges, bytes, ...) would be odd for the next text: those the
+    // user has not changed since go back to the defaults.
+    const preset = state.preset || {};
+    let changed = false;
+    for (const [key, value] of Object.entries(preset)) {
+      if (JSON.stringify(state.settings[key]) === JSON.stringify(value)) {
+        state.settings[key] = Array.isArray(DEFAULTS[key]) ? [...DEFAULTS[key]] : DEFAULTS[key];
+        changed = true;
+      }
+    }
+    state.preset = null;
+    if (sample.settings) {
+      // Toy corpora come with the settings of the seed that uses them, so its numbers reappear.
+      Object.assign(state.settings, sample.settings);
+      state.preset = { ...sample.settings };
+      changed = true;
+    }
+    if (changed) writeForm(state.settings);
   }
   saveHash();
   updateCounter();
@@ -305,24 +333,32 @@ function updateFormHints(s) {
   if (s.size_mode === "vocab") {
     ui.sizeLabel.textContent = "Vocabulary size";
     const merges = s.size - 256 - nSpecial;
-    ui.sizeHint.textContent = Number.isFinite(merges) && merges >= 0
-      ? `256 bytes + up to ${fmt(merges)} merges + ${nSpecial} special token${nSpecial === 1 ? "" : "s"}`
-      : `At least 256 + ${nSpecial} = ${256 + nSpecial}`;
+    ui.sizeHint.textContent = Number.isInteger(merges) && merges >= 0
+      ? `256 bytes + up to ${count(merges, "merge")} + ${count(nSpecial, "special token")}`
+      : `A whole number, at least 256 + ${nSpecial} = ${256 + nSpecial}`;
   } else {
     ui.sizeLabel.textContent = "Number of merges";
-    ui.sizeHint.textContent = Number.isFinite(s.size) ? `Vocabulary of up to 256 + ${fmt(s.size)} + ${nSpecial} = ${fmt(256 + s.size + nSpecial)}` : "";
+    ui.sizeHint.textContent = Number.isInteger(s.size) && s.size >= 0
+      ? `Vocabulary of up to 256 + ${fmt(s.size)} + ${nSpecial} = ${fmt(256 + s.size + nSpecial)}`
+      : "A whole number, at least 0";
   }
+}
+
+/** The page's state as a URL hash: the settings, and a short pasted text. */
+function currentHash() {
+  let hash = toHash(state.settings);
+  const text = ui.text.value;
+  if (!state.sample && !state.files.length && text && text.length <= TEXT_IN_LINK_MAX && !findLoneSurrogate(text)) {
+    hash += `${hash ? "&" : "#"}text=${encodeURIComponent(text)}`;
+  }
+  return hash;
 }
 
 let hashTimer = 0;
 function saveHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(() => {
-    let hash = toHash(state.settings);
-    const text = ui.text.value;
-    if (!state.sample && !state.files.length && text && text.length <= TEXT_IN_LINK_MAX && !findLoneSurrogate(text)) {
-      hash += `${hash ? "&" : "#"}text=${encodeURIComponent(text)}`;
-    }
+    const hash = currentHash();
     if (hash !== location.hash && !(hash === "" && location.hash === "")) {
       history.replaceState(null, "", hash || location.pathname + location.search);
     }
@@ -346,7 +382,7 @@ window.addEventListener("hashchange", () => {
   state.settings = fresh;
   writeForm(fresh);
   const text = new URLSearchParams(location.hash.slice(1)).get("text");
-  if (text !== null) { ui.text.value = text; setSample(null); }
+  if (text !== null) { ui.text.value = text; textChanged(); setSample(null); }
   else if (fresh.sample && fresh.sample !== state.sample?.id) pickSample(fresh.sample, { applySettings: false });
   updateCounter();
 });
@@ -354,10 +390,8 @@ window.addEventListener("hashchange", () => {
 ui.copyLink.addEventListener("click", async () => {
   state.settings = readForm();
   saveHash();
-  clearTimeout(hashTimer);
-  let hash = toHash(state.settings);
   const url = new URL(location.href);
-  url.hash = hash;
+  url.hash = currentHash();
   try {
     await navigator.clipboard.writeText(url.href);
     ui.copyStatus.textContent = "Link copied.";
@@ -404,7 +438,7 @@ function startTraining() {
   }
   if (chars > settings.limit) {
     // Never cut silently: the user decides, and the manifest records it.
-    state.pendingTruncation = { documents, chars };
+    state.pendingTruncation = { documents, chars, limit: settings.limit };
     ui.limitText.textContent =
       `The text has ${fmt(chars)} characters, and the limit is ${fmt(settings.limit)}. ` +
       `You can train on the first ${fmt(settings.limit)} characters (the rest, ${fmt(chars - settings.limit)} characters, is left out, ` +
@@ -420,18 +454,34 @@ function startTraining() {
 ui.limitTruncate.addEventListener("click", () => {
   const pending = state.pendingTruncation;
   if (!pending) return;
-  state.pendingTruncation = null;
-  ui.limitDialog.hidden = true;
+  dismissLimitDialog();
+  const documents = textDocuments();
+  const settings = readForm();
+  if (documents.length !== pending.documents.length || documents.some((d, i) => d !== pending.documents[i])
+      || settings.limit !== pending.limit) {
+    startTraining();  // the text or the limit changed under the dialog: ask again about what is there now
+    return;
+  }
   runTraining(pending.documents, { truncate: true, originalChars: pending.chars });
 });
 ui.limitDialog.addEventListener("keydown", (event) => {
   if (event.key === "Escape") ui.limitBack.click();
 });
 ui.limitBack.addEventListener("click", () => {
-  state.pendingTruncation = null;
-  ui.limitDialog.hidden = true;
+  dismissLimitDialog();
   ui.text.focus();
 });
+
+/** Close the over-limit question without training. */
+function dismissLimitDialog() {
+  state.pendingTruncation = null;
+  ui.limitDialog.hidden = true;
+}
+
+/** The training text or its files changed: an open over-limit question is about the old ones. */
+function textChanged() {
+  if (state.pendingTruncation) dismissLimitDialog();
+}
 
 const RUN_NAMES = { train: "training", export: "writing the files", import: "importing files", report: "measuring compression" };
 
@@ -447,11 +497,13 @@ function beginRun(kind, label) {
 
 function endRun() {
   state.running = null;
+  const hadFocus = document.activeElement === ui.cancel;
   ui.progressPanel.hidden = true;
   if (state.phase === "busy") {
     setPhase("ready");
     ui.status.textContent = "Python is ready";
   }
+  if (hadFocus || document.activeElement === document.body) focusTrainWhenReady();
   if (state.exportAfterRun) {
     state.exportAfterRun = false;
     if (state.exported && state.exported.layout !== state.settings.id_layout) setTimeout(exportCurrent, 0);
@@ -522,8 +574,14 @@ ui.cancel.addEventListener("click", () => {
   setPhase("booting");
   ui.status.textContent = "Restarting Python after the cancel…";
   client.restart("cancelled by the user");
-  ui.train.focus();
+  focusTrainWhenReady();
 });
+
+/** Keyboard focus was on a control that went away (Cancel): put it on Train, now or once Python is ready. */
+function focusTrainWhenReady() {
+  if (state.phase === "ready") ui.train.focus();
+  else state.focusTrainWhenReady = true;
+}
 
 // ------------------------------------------------------------------ results
 
@@ -557,12 +615,12 @@ function renderResults() {
   const nSpecial = Object.keys(info.special_tokens).length;
   const parts = [];
   if (info.source === "trained") {
-    parts.push(`Learned ${fmt(info.n_merges)} merges in ${info.seconds.toFixed(2)} s from ${fmt(info.corpus.documents)} document${info.corpus.documents === 1 ? "" : "s"} ` +
+    parts.push(`Learned ${count(info.n_merges, "merge")} in ${info.seconds.toFixed(2)} s from ${count(info.corpus.documents, "document")} ` +
       `(${fmt(info.corpus.characters)} characters, ${fmt(info.corpus.bytes)} bytes); stopped because ${STOP_REASONS[info.stop_reason] || info.stop_reason}.`);
   } else {
-    parts.push(`Imported ${info.name}: ${fmt(info.n_merges)} merges.`);
+    parts.push(`Imported ${info.name}: ${count(info.n_merges, "merge")}.`);
   }
-  parts.push(` Vocabulary: ${fmt(info.n_vocab)} = ${fmt(info.n_base)} bytes + ${fmt(info.n_merges)} merges + ${nSpecial} special token${nSpecial === 1 ? "" : "s"}. Pre-tokenizer: ${info.pretokenizer.name}.`);
+  parts.push(` Vocabulary: ${fmt(info.n_vocab)} = ${fmt(info.n_base)} bytes + ${count(info.n_merges, "merge")} + ${count(nSpecial, "special token")}. Pre-tokenizer: ${info.pretokenizer.name}.`);
   ui.resultsSummary.append(...parts);
   renderMergePage();
   renderVocab();
@@ -592,8 +650,10 @@ function renderMergePage() {
       el("td", { text: count })));
   }
   if (!rows.length) {
-    const why = info.merges_note ? `No merge list: ${info.merges_note}` : "No merges were learned: no pair reached the minimum count.";
-    rows.push(el("tr", {}, el("td", { colspan: "5", text: why })));
+    const why = info.merges_note ? `No merge list: ${info.merges_note}`
+      : info.source === "trained" ? `No merges were learned: ${STOP_REASONS[info.stop_reason] || info.stop_reason}.`
+      : "This tokenizer has no merges.";
+    rows.push(el("tr", {}, el("td", { colspan: "5", className: "note", text: why })));
   }
   ui.mergeBody.replaceChildren(...rows);
   ui.mergeRange.textContent = total ? `Ranks ${fmt(start)}–${fmt(end - 1)} of ${fmt(total)} merges · page ${state.mergePage + 1} of ${pages}` : "0 merges";
@@ -669,7 +729,12 @@ const REPORT_ROWS = [
 /** Ask the worker for the compression report of the current tokenizer and show it. */
 async function measureCurrent(heldout) {
   const info = state.current;
-  if (!info || info.source !== "trained" || info.detached) return;
+  if (!info || info.source !== "trained") return;
+  if (info.detached) {  // cancelled (or crashed) before the report: say so instead of "Measuring…" for ever
+    info.reportMessage = "Not measured: Python was restarted before the compression report. Train again to measure it.";
+    renderReport();
+    return;
+  }
   beginRun("report", "Measuring compression…");
   try {
     info.report = await client.request("report", { handle: info.handle, heldout }, { onProgress: onTrainProgress });
@@ -691,6 +756,7 @@ function renderReport() {
   const report = info.report;
   clear(ui.reportBody);
   clear(ui.curve);
+  ui.heldoutHead.textContent = report && !report.heldout ? "Held-out text (none given)" : "Held-out text";
   if (!report) {
     const message = info.reportMessage || "Measuring compression…";
     ui.reportBody.append(el("tr", {}, el("td", { colspan: "3", text: message })));
@@ -701,7 +767,7 @@ function renderReport() {
     const b = report.heldout?.[key];
     if (a == null && b == null) continue;
     ui.reportBody.append(el("tr", {}, el("th", { scope: "row", text: label }),
-      el("td", { text: a == null ? "—" : format(a) }), el("td", { text: b == null ? "no held-out text" : format(b) })));
+      el("td", { text: a == null ? "—" : format(a) }), el("td", { text: b == null ? "—" : format(b) })));
   }
   const curve = report.curve || [];
   const series = [];
@@ -767,6 +833,10 @@ async function exportCurrent() {
   }
   ui.exportPanel.hidden = false;
   ui.exportLayout.textContent = `Preparing files (${layout} id layout)…`;
+  // The list may hold another tokenizer's files (or the other layout's): never offer them for this one.
+  state.exported = null;
+  clear(ui.exportFiles);
+  updateZipButton();
   hide(ui.selfCheck);
   beginRun("export", "Writing the files and checking them…");
   try {
@@ -780,8 +850,10 @@ async function exportCurrent() {
     renderExport();
   } catch (error) {
     endRun();
-    ui.exportLayout.textContent = "";
-    if (error.type !== "Cancelled") show(ui.selfCheck, `Export failed: ${error.message}`, "error");
+    ui.exportLayout.textContent = "No files";
+    show(ui.selfCheck, error.type === "Cancelled"
+      ? "Writing the files was cancelled, so there are none to download. Train again to write them."
+      : `Export failed: ${error.message}`, error.type === "Cancelled" ? "warn" : "error");
   }
 }
 
@@ -799,6 +871,7 @@ function download(name, data) {
 
 function renderExport() {
   const exported = state.exported;
+  updateZipButton();
   ui.exportLayout.textContent = `${exported.files.length} files, ${exported.layout} id layout`;
   ui.exportFiles.replaceChildren(...exported.files.map((file) =>
     el("li", {},
@@ -847,8 +920,12 @@ async function importFiles(fileList) {
     replaceCurrent(info);
     renderResults();
     ui.app.dataset.runs = String(++state.runs);
-    show(ui.importMessage, `Imported ${info.name}: ${fmt(info.n_vocab)} tokens, ${fmt(info.n_merges)} merges, ` +
-      `${Object.keys(info.special_tokens).length} special tokens, pre-tokenizer ${info.pretokenizer.name}. Its merges are shown above.`, "ok");
+    // Entries that are neither bytes nor made by a merge are read as special tokens: name them, so a
+    // damaged file (an ordinary token whose merge is missing) does not pass unnoticed.
+    const specials = Object.keys(info.special_tokens);
+    const named = specials.slice(0, 6).map((t) => JSON.stringify(t)).join(", ") + (specials.length > 6 ? ", …" : "");
+    show(ui.importMessage, `Imported ${info.name}: ${count(info.n_vocab, "token")}, ${count(info.n_merges, "merge")}, ` +
+      `${count(specials.length, "special token")}${specials.length ? ` (${named})` : ""}, pre-tokenizer ${info.pretokenizer.name}. Its merges are shown above.`, "ok");
     ui.importMessage.setAttribute("role", "status");
   } catch (error) {
     endRun();
@@ -886,12 +963,14 @@ ui.openFiles.addEventListener("click", () => ui.fileInput.click());
 ui.fileInput.addEventListener("change", () => { addFiles(ui.fileInput.files); ui.fileInput.value = ""; });
 ui.sample.addEventListener("change", () => pickSample(ui.sample.value));
 ui.text.addEventListener("input", () => {
+  textChanged();
   if (state.sample) setSample(null);
   hide(ui.textError);
   updateCounter();
   saveHash();
 });
 ui.clearText.addEventListener("click", () => {
+  textChanged();
   ui.text.value = "";
   state.files = [];
   renderFiles();

@@ -82,6 +82,11 @@ export function toHash(settings) {
   return text ? `#${text}` : "";
 }
 
+/** A form value as an error message quotes it (an empty field is read as NaN). */
+function given(value) {
+  return Number.isNaN(value) ? "an empty field" : String(value);
+}
+
 /** A list of problems with the settings, each a sentence; empty when they can be trained. */
 export function validate(settings) {
   const problems = [];
@@ -89,13 +94,13 @@ export function validate(settings) {
   if (settings.size_mode === "vocab") {
     const least = 256 + nSpecial;
     if (!Number.isInteger(settings.size) || settings.size < least) {
-      problems.push(`The vocabulary size must be at least 256 + ${nSpecial} special token${nSpecial === 1 ? "" : "s"} = ${least}, got ${settings.size}.`);
+      problems.push(`The vocabulary size must be a whole number of at least 256 + ${nSpecial} special token${nSpecial === 1 ? "" : "s"} = ${least}, got ${given(settings.size)}.`);
     }
   } else if (!Number.isInteger(settings.size) || settings.size < 0) {
-    problems.push(`The number of merges must be a whole number of at least 0, got ${settings.size}.`);
+    problems.push(`The number of merges must be a whole number of at least 0, got ${given(settings.size)}.`);
   }
   if (!Number.isInteger(settings.min_count) || settings.min_count < 1) {
-    problems.push(`The minimum pair count must be a whole number of at least 1, got ${settings.min_count}.`);
+    problems.push(`The minimum pair count must be a whole number of at least 1, got ${given(settings.min_count)}.`);
   }
   const seen = new Set();
   for (const token of settings.special_tokens) {
