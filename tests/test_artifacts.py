@@ -13,6 +13,7 @@ from tiktoken.load import data_gym_to_mergeable_bpe_ranks
 
 from bpelab import train
 from bpelab.artifacts import (
+    MANIFEST_FORMAT,
     ArtifactError,
     export_files,
     from_gpt2_files,
@@ -216,6 +217,10 @@ def _malformed_cases(good):
         ("bad manifest", {"encoder.json": _enc(encoder).encode(), "vocab.bpe": bpe.encode(),
                           "manifest.json": b'{"format": "other"}'},
          "manifest.json: not a BPE Lab manifest"),
+        ("manifest pretokenizer not an object", {"encoder.json": _enc(encoder).encode(), "vocab.bpe": bpe.encode(),
+                                                  "manifest.json": json.dumps({"format": MANIFEST_FORMAT,
+                                                                               "pretokenizer": "gpt2"}).encode()},
+         'manifest.json: pretokenizer must be an object like {"name": "gpt2"}'),
         ("JSON that is no tokenizer, named as given", {"data.json": b'{"rows": [1, 2]}'},
          "data.json: expected a BPE model"),
         ("not a zip", {"all.zip": b"PK but not really"}, "all.zip: not a readable .zip archive"),

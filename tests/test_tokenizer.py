@@ -77,6 +77,8 @@ def test_lone_surrogate_is_a_clear_error(tok):
         tok.encode("hello\udc00world")
     with pytest.raises(InvalidTextError):
         tok.encode_ordinary("\ud800")
+    with pytest.raises(InvalidTextError, match=r"lone surrogate U\+DC00 at character 2"):
+        tok.encode_trace("ab\udc00")
 
 
 def test_decode_errors_and_unknown_ids(tok):

@@ -124,6 +124,7 @@ def test_document_separator():
         (dict(num_merges=3, special_tokens=("<a>", "<a>")), "special token '<a>' is listed twice"),
         (dict(num_merges=3, special_tokens=("",)), "special tokens must be non-empty strings"),
         (dict(num_merges=3, special_tokens=("\ud800",)), "lone surrogate"),
+        (dict(num_merges=3, special_tokens="<eot>"), "special_tokens must be a list of strings, got the string '<eot>'"),
     ],
 )
 def test_settings_errors(options, message):

@@ -276,6 +276,10 @@ def _pretokenizer_from(manifest, fallback):
     data = _manifest_data(manifest)
     if data is not None:
         spec = data.get("pretokenizer") or {}
+        if not isinstance(spec, dict):
+            raise ArtifactError(
+                "manifest.json", f'pretokenizer must be an object like {{"name": "gpt2"}}, got {spec!r}'
+            )
         try:
             return get_pretokenizer(spec.get("name", "gpt2"), spec.get("pattern") if spec.get("name") == "custom" else None)
         except ValueError as error:

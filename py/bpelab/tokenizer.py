@@ -466,6 +466,7 @@ class Tokenizer:
         >>> Tokenizer.bytes_only().encode_trace("ab")
         [{'parts': [97, 98], 'candidates': [], 'applied': None}]
         """
+        check_encodable(piece)
         ids = [self._byte_ids[b] for b in piece.encode("utf-8")]
         steps = []
         while True:

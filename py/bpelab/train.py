@@ -79,6 +79,11 @@ class TrainSettings:
     document_separator: str | None = None
 
     def __post_init__(self):
+        if isinstance(self.special_tokens, str):  # tuple() would make each character a special token
+            raise ValueError(
+                f"special_tokens must be a list of strings, got the string {self.special_tokens!r}; "
+                f"write special_tokens=({self.special_tokens!r},) for one token"
+            )
         object.__setattr__(self, "special_tokens", tuple(self.special_tokens))
         if (self.vocab_size is None) == (self.num_merges is None):
             raise ValueError(
