@@ -275,3 +275,29 @@ def test_file_too_large(good, monkeypatch):
     monkeypatch.setattr(artifacts, "MAX_FILE_BYTES", 100)
     with pytest.raises(ArtifactError, match="encoder.json: file too large"):
         load_files({"encoder.json": b"{" + b" " * 200 + b"}", "vocab.bpe": b""})
+
+
+@pytest.mark.parametrize("specials", [("<|end of text|>",), ("§", "<|终|>"), ("<|endoftext|>", "<pad>")])
+def test_special_tokens_with_spaces_or_non_ascii_survive_every_format(specials):
+    """encoder.json spells them in the byte map (a space is Ġ); every loader must read them back as text."""
+    result = train("hello world, hello there §§ " * 5, num_merges=5, special_tokens=specials)
+    files = export_files(result)
+    for names in (("encoder.json", "vocab.bpe", "manifest.json"), ("encoder.json", "vocab.bpe"),
+                  ("tokenizer.json",), ("tokenizer.tiktoken", "manifest.json")):
+        loaded = load_files({name: files[name] for name in names})
+        assert loaded.special_tokens == result.tokenizer.special_tokens, names
+    text = "hello" + specials[0] + " world"
+    assert self_check(files, result.tokenizer, text)["ok"]
+    if specials[0] == "<|end of text|>":  # Hugging Face reads it back the same way too
+        hf = tokenizers.Tokenizer.from_str(files["tokenizer.json"].decode())
+        assert hf.encode(text).ids == result.tokenizer.encode(text, allowed_special="all")
+
+
+def test_a_manifest_special_token_id_must_agree_with_encoder_json():
+    result = train("hello world " * 5, num_merges=3)
+    files = export_files(result)
+    manifest = json.loads(files["manifest.json"])
+    manifest["special_tokens"][0]["id"] += 1
+    with pytest.raises(ArtifactError, match=r"manifest.json: special token '<\|endoftext\|>' has id 260, but 259 in encoder.json"):
+        load_files({"encoder.json": files["encoder.json"], "vocab.bpe": files["vocab.bpe"],
+                    "manifest.json": json.dumps(manifest).encode()})

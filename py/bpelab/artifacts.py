@@ -181,12 +181,16 @@ def _check_ids(filename, ids_by_key):
         )
 
 
-def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None):
+def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None, special_tokens=None):
     """A Tokenizer from GPT-2-format files, ours or third-party, header or not.
 
     Entries of encoder.json that are neither a byte nor made by a merge are
-    special tokens (GPT-2's `<|endoftext|>`). The pre-tokenizer comes from the
-    manifest when given, else `pretokenizer`, else GPT-2's.
+    special tokens (GPT-2's `<|endoftext|>`). Their keys are spelled in the
+    byte map like every other (a space is Ġ), and read back through it; a key
+    the map cannot read is taken as written. `special_tokens` ({text: id})
+    adds special tokens that encoder.json does not hold (a tokenizer.json's
+    added tokens). The pre-tokenizer comes from the manifest when given, else
+    `pretokenizer`, else GPT-2's.
 
     >>> tok = from_gpt2_files(*to_gpt2_files(Tokenizer.bytes_only()))
     >>> tok.encode("hi")
@@ -195,7 +199,8 @@ def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None
     encoder = _json("encoder.json", encoder_json)
     if not isinstance(encoder, dict):
         raise ArtifactError("encoder.json", f"expected a JSON object of token -> id, got {type(encoder).__name__}")
-    _check_ids("encoder.json", encoder)
+    extra = dict(special_tokens or {})
+    _check_ids("encoder.json", encoder | {f"special token {name!r}": i for name, i in extra.items()})
     for key in encoder:
         if not isinstance(key, str) or not key:
             raise ArtifactError("encoder.json", f"empty token string for id {encoder[key]}")
@@ -231,17 +236,30 @@ def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None
         made.setdefault(result, line_no)
         pairs.append((left, right))
 
-    specials = {}
+    specials = dict(extra)
     vocab = {}
     declared = _manifest_specials(manifest)
+    # A declared special token is spelled in the byte map (as we and GPT-2 write it) or, failing that, as its text.
+    declared_keys = {}
+    for name in declared:
+        visible = bytes_to_visible(name.encode("utf-8"))
+        key = visible if visible in encoder else name
+        if key not in encoder:
+            raise ArtifactError("manifest.json", f"special token {name!r} is not in encoder.json (as {visible!r})")
+        declared_keys[key] = name
     for key, i in encoder.items():
-        if key in declared or (len(key) > 1 and key not in made):
-            specials[key] = i
+        name = declared_keys.get(key)
+        if name is None and len(key) > 1 and key not in made:
+            name = _special_text(key)
+        if name is not None:
+            if name in specials:
+                raise ArtifactError("encoder.json", f"special token {name!r} appears twice (ids {specials[name]} and {i})")
+            specials[name] = i
             continue
         vocab[i] = _visible_bytes("encoder.json", key)
-    for name in declared:
-        if name not in encoder:
-            raise ArtifactError("manifest.json", f"special token {name!r} is not in encoder.json")
+    for name, i in declared.items():
+        if specials[name] != i:
+            raise ArtifactError("manifest.json", f"special token {name!r} has id {i}, but {specials[name]} in encoder.json")
     single = {token[0] for token in vocab.values() if len(token) == 1}
     if len(single) != 256:
         missing = next(b for b in range(256) if b not in single)
@@ -250,6 +268,14 @@ def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None
     return Tokenizer(
         vocab, merges, special_tokens=specials, pretokenizer=_pretokenizer_from(manifest, pretokenizer), name="gpt2-files"
     )
+
+
+def _special_text(key):
+    """A special token's text from its encoder.json key: through the byte map if the key reads as UTF-8 there."""
+    try:
+        return bytes(CHAR_TO_BYTE[c] for c in key).decode("utf-8")
+    except (KeyError, UnicodeDecodeError):
+        return key
 
 
 def _manifest_data(manifest):
@@ -430,18 +456,24 @@ def from_hf_tokenizer_json(text, filename="tokenizer.json"):
         else:
             raise ArtifactError(name, f"model.merges[{k}] must be 'a b' or ['a', 'b'], got {merge!r}")
     encoder = dict(vocab_json)
+    key_of_id = {i: key for key, i in encoder.items()}
     specials = {}
     for entry in data.get("added_tokens") or []:
-        if not isinstance(entry, dict) or "content" not in entry or "id" not in entry:
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or "id" not in entry:
             raise ArtifactError(name, f"added_tokens entries need content and id, got {entry!r}")
-        if entry["content"] in encoder and encoder[entry["content"]] != entry["id"]:
-            raise ArtifactError(name, f"added token {entry['content']!r} has two ids")
-        encoder.pop(entry["content"], None)
-        specials[entry["content"]] = entry["id"]
+        content, i = entry["content"], entry["id"]
+        # The vocab may hold the added token too (GPT-2's <|endoftext|>), under the same id.
+        key = key_of_id.get(i)
+        if key is not None:
+            if key not in (content, bytes_to_visible(content.encode("utf-8"))):
+                raise ArtifactError(name, f"id {i} is both added token {content!r} and model.vocab entry {key!r}")
+            del encoder[key]
+        specials[content] = i
     pretokenizer = _pretokenizer_from_hf(data.get("pre_tokenizer"), name)
     try:
         tok = from_gpt2_files(
-            json.dumps(encoder | specials), "".join(line + "\n" for line in lines), pretokenizer=pretokenizer
+            json.dumps(encoder), "".join(line + "\n" for line in lines), pretokenizer=pretokenizer,
+            special_tokens=specials,
         )
     except ArtifactError as error:  # report against the file the user gave
         detail = str(error).split(": ", 1)[1]
