@@ -301,3 +301,21 @@ def test_a_manifest_special_token_id_must_agree_with_encoder_json():
     with pytest.raises(ArtifactError, match=r"manifest.json: special token '<\|endoftext\|>' has id 260, but 259 in encoder.json"):
         load_files({"encoder.json": files["encoder.json"], "vocab.bpe": files["vocab.bpe"],
                     "manifest.json": json.dumps(manifest).encode()})
+
+
+DIGITS = "1 12 123 1234 12345 123456 1234567 x1234y 2024-11-30 3.14159\n"
+
+
+@pytest.mark.parametrize("pretokenizer, pattern", [
+    ("whitespace", None), ("gpt2", None), ("cl100k", None), ("o200k", None),
+    ("custom", r"\p{L}++|\p{N}{1,2}+|(?:[^\s\p{L}\p{N}]){1,2}+|\s+"),
+])
+def test_hf_tokenizers_splits_our_patterns_as_we_do(pretokenizer, pattern):
+    """Oniguruma reads X{1,3}+ as 'X{1,3}, repeated': the export must write it so that HF splits like regex."""
+    text = (MULTILINGUAL + DIGITS) * 3 + "12 " * 50  # "12" merges early, so "1212" tells 12|12 from 121|2
+    result = train(text, vocab_size=500, pretokenizer=pretokenizer, pattern=pattern)
+    files = export_files(result)
+    hf = tokenizers.Tokenizer.from_str(files["tokenizer.json"].decode("utf-8"))
+    probe = text + " 1212 121212 12121212 ...... !!!!"
+    assert hf.encode(probe).ids == result.tokenizer.encode(probe, allowed_special="all")
+    assert from_hf_tokenizer_json(files["tokenizer.json"]).pretokenizer.name == pretokenizer

@@ -372,11 +372,67 @@ def _hf_pre_tokenizer(pretokenizer):
         return byte_level
     split = {
         "type": "Split",
-        "pattern": {"Regex": pretokenizer.pattern},
+        "pattern": {"Regex": onig_pattern(pretokenizer.pattern)},
         "behavior": "Isolated",
         "invert": False,
     }
     return {"type": "Sequence", "pretokenizers": [split, byte_level]}
+
+
+# One lexical unit of `regex` syntax, enough to find what a quantifier applies to.
+_REGEX_UNIT = re.compile(
+    r"""\\[pPx]\{[^}]*\}|\\N\{[^}]*\}|\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\.
+    |(?P<open>\((?:\?(?:[:>=!]|<[=!]|P?<\w+>|'\w+'|[a-zA-Z-]*:))?)|(?P<close>\))
+    |(?P<interval>\{\d+(?:,\d*)?\}\+)|\[|.""",
+    re.S | re.X,
+)
+
+
+def onig_pattern(pattern):
+    r"""The pattern as Hugging Face's Oniguruma must be given it to split the same.
+
+    There `X{1,3}+` means X{1,3} repeated, where `regex` and tiktoken read a
+    possessive repeat; the atomic group `(?>X{1,3})` means the same in both.
+    (`?+`, `*+` and `++` are possessive in both.)
+
+    >>> onig_pattern(r"\p{N}{1,3}+|[ab]{2}+|(?:cd){1,2}+")
+    '(?>\\p{N}{1,3})|(?>[ab]{2})|(?>(?:cd){1,2})'
+    """
+    out = []  # units of the result; an atom is one unit, a group is folded into one at its ')'
+    opened = []  # indices in `out` of the open groups
+    i = 0
+    while i < len(pattern):
+        if pattern[i] == "[":  # a class, nested sets and escapes included: one unit
+            j, depth = i + 1, 1
+            if pattern[j:j + 1] == "^":
+                j += 1
+            if pattern[j:j + 1] == "]":
+                j += 1
+            while j < len(pattern) and depth:
+                if pattern[j] == "\\":
+                    j += 1
+                elif pattern[j] == "[":
+                    depth += 1
+                elif pattern[j] == "]":
+                    depth -= 1
+                j += 1
+            out.append(pattern[i:j])
+            i = j
+            continue
+        unit = _REGEX_UNIT.match(pattern, i)
+        text = unit.group()
+        i = unit.end()
+        if unit.group("open"):
+            opened.append(len(out))
+            out.append(text)
+        elif unit.group("close") and opened:
+            start = opened.pop()
+            out[start:] = ["".join(out[start:]) + text]
+        elif unit.group("interval") and out:
+            out[-1] = f"(?>{out[-1]}{text[:-1]})"
+        else:
+            out.append(text)
+    return "".join(out)
 
 
 def to_hf_tokenizer_json(tokenizer):
@@ -512,7 +568,7 @@ def _pretokenizer_from_hf(spec, name):
     if pattern is None:
         return get_pretokenizer("bytes")
     for builtin, source in PATTERNS.items():
-        if source == pattern:
+        if pattern in (source, source and onig_pattern(source)):
             return get_pretokenizer(builtin)
     try:
         return get_pretokenizer("custom", pattern)
