@@ -238,6 +238,7 @@ def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None
 
     specials = dict(extra)
     vocab = {}
+    stray = None  # the first entry that is neither a byte, nor made, nor a special token
     declared = _manifest_specials(manifest)
     # A declared special token is spelled in the byte map (as we and GPT-2 write it) or, failing that, as its text.
     declared_keys = {}
@@ -251,6 +252,9 @@ def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None
         name = declared_keys.get(key)
         if name is None and len(key) > 1 and key not in made:
             name = _special_text(key)
+            if not _spelled_special(name):  # a word no merge makes: the merges were cut short, most likely
+                stray = stray or (key, i)
+                continue
         if name is not None:
             if name in specials:
                 raise ArtifactError("encoder.json", f"special token {name!r} appears twice (ids {specials[name]} and {i})")
@@ -264,10 +268,22 @@ def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None
     if len(single) != 256:
         missing = next(b for b in range(256) if b not in single)
         raise ArtifactError("encoder.json", f"has no entry for byte 0x{missing:02X} ({bytes_to_visible(bytes([missing]))!r})")
+    if stray:
+        raise ArtifactError(
+            "encoder.json",
+            f"{stray[0]!r} (id {stray[1]}) is not a byte, no merge makes it, and it is not spelled like a special "
+            f"token (<...> or [...]); are the merges cut short? There are {len(pairs):,} for {len(encoder):,} "
+            "entries. If it is a special token, give the manifest.json that lists it",
+        )
     merges = [(encoder[a], encoder[b]) for a, b in pairs]
     return Tokenizer(
         vocab, merges, special_tokens=specials, pretokenizer=_pretokenizer_from(manifest, pretokenizer), name="gpt2-files"
     )
+
+
+def _spelled_special(text):
+    """True for the usual spellings of special tokens: <|endoftext|>, <s>, </s>, [CLS]."""
+    return len(text) >= 3 and (text[0], text[-1]) in (("<", ">"), ("[", "]"))
 
 
 def _special_text(key):
