@@ -112,6 +112,22 @@ def test_invalid_utf8_names_the_byte(tmp_path):
     assert "invalid UTF-8 at byte 14 (line 2)" in proc.stderr and str(bad) in proc.stderr
 
 
+def test_a_byte_order_mark_is_not_text_as_on_the_site(tmp_path):
+    """The site's TextDecoder drops a leading BOM; the CLI must train on the same characters."""
+    plain, marked = tmp_path / "plain.txt", tmp_path / "marked.txt"
+    plain.write_bytes(b"hello hello hello")
+    marked.write_bytes(b"\xef\xbb\xbfhello hello hello")
+    manifests = []
+    for path in (plain, marked):
+        assert main(["train", str(path), "--merges", "3", "--out", str(tmp_path / path.stem), "--quiet"]) == 0
+        manifests.append(json.loads((tmp_path / path.stem / "manifest.json").read_text()))
+    assert manifests[1]["corpus"] == manifests[0]["corpus"]
+    assert manifests[1]["corpus"]["characters"] == 17
+    marked.write_bytes(b"\xef\xbb\xbfline one\nline \xff two\n")  # offsets still count the BOM, as the site's do
+    proc = run("train", str(marked), "--merges", "3", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2 and "invalid UTF-8 at byte 17 (line 2)" in proc.stderr
+
+
 def test_over_the_limit_asks_and_truncate_records(tmp_path):
     path = tmp_path / "long.txt"
     path.write_text("abcdefghij" * 10, encoding="utf-8")

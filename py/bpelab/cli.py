@@ -32,18 +32,24 @@ class UsageError(Exception):
 
 
 def read_text_file(path):
-    """A file's text; invalid UTF-8 is an error naming the byte and line."""
+    """A file's text; invalid UTF-8 is an error naming the byte and line.
+
+    A leading byte order mark is dropped, as the site's TextDecoder drops
+    it: it marks the encoding and is not part of the text.
+    """
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     try:
-        return data.decode("utf-8")
+        return data[bom:].decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
+        start = bom + error.start  # counted in the file, BOM included
+        line = data[:start].count(b"\n") + 1
         raise UsageError(
-            f"{path}: invalid UTF-8 at byte {error.start} (line {line}): {data[error.start:error.start + 4]!r}; "
+            f"{path}: invalid UTF-8 at byte {start} (line {line}): {data[start:start + 4]!r}; "
             "save the file as UTF-8"
         ) from None
 
