@@ -210,6 +210,9 @@ def _malformed_cases(good):
          "x.tiktoken: has no token for byte 0x00; a byte-level BPE needs all 256"),
         ("tokenizer.json not BPE", {"tokenizer.json": b'{"model": {"type": "WordPiece"}}'},
          "tokenizer.json: expected a BPE model"),
+        ("tokenizer.json with ignore_merges", {"tokenizer.json": json.dumps({
+            "model": {"type": "BPE", "vocab": {}, "merges": [], "ignore_merges": True}}).encode()},
+         "tokenizer.json: model.ignore_merges=true is not supported"),
         ("tokenizer.json with prefix space", {"tokenizer.json": json.dumps({
             "model": {"type": "BPE", "vocab": {}, "merges": []},
             "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": True}}).encode()},

@@ -508,6 +508,8 @@ def from_hf_tokenizer_json(text, filename="tokenizer.json"):
     model = data.get("model") if isinstance(data, dict) else None
     if not isinstance(model, dict) or model.get("type") != "BPE":
         raise ArtifactError(name, "expected a BPE model (\"model\": {\"type\": \"BPE\", ...})")
+    if model.get("ignore_merges"):  # a whole word in the vocab wins over merging it, unlike BPE
+        raise ArtifactError(name, "model.ignore_merges=true is not supported: BPE Lab applies every merge in order")
     for option in ("continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(option):
             raise ArtifactError(name, f"model.{option} is not supported by byte-level BPE")
