@@ -468,6 +468,8 @@ def test_dollar_is_end_of_text_like_tiktoken():
 
 @pytest.mark.parametrize("pattern, message", [
     (r"\p{Han}+|.", "unsupported Unicode property"),
+    (r"(?i:\p{Lt})+|(?s:.)", "'\\p{Lt}' under the i flag is not supported"),
+    (r"(?i)\p{Lowercase_Letter}+|.", "under the i flag is not supported"),
     (r"\p{L", "missing '}'"),
     (r"(ab", "missing ')'"),
     (r"ab)", "unbalanced ')'"),

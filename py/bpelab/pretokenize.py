@@ -520,6 +520,10 @@ class _Translator:
             negated, name = not negated, name[1:]
         key = re.sub(r"[\s_\-]", "", name).lower()
         key = re.sub(r"^(?:gc|generalcategory)[=:]", "", key)
+        if "i" in self.flags and _PROPERTY_NAMES.get(key) in ("Lu", "Ll", "Lt"):
+            # regex then matches any cased letter, and tiktoken (Rust) the case variants: neither is safe to copy.
+            self.fail(f"'{self.src[start:self.i]}' under the i flag is not supported: `regex` and tiktoken "
+                      "disagree on what it matches; write [\\p{Lu}\\p{Ll}\\p{Lt}] or move it out of (?i:...)", start)
         if key in _CASED_LETTER_NAMES:
             ranges = _normalize(list(_class_ranges("Lu")) + list(_class_ranges("Ll")) + list(_class_ranges("Lt")))
         elif key in _PROPERTY_NAMES:
