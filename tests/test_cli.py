@@ -143,3 +143,16 @@ def test_over_the_limit_asks_and_truncate_records(tmp_path):
 def test_bad_tokenizer_argument():
     proc = run("encode", "--tokenizer", "/nonexistent/dir", "--text", "x")
     assert proc.returncode == 2 and "neither a directory, a file, nor one of gpt2, cl100k, o200k" in proc.stderr
+
+
+def test_pattern_and_pretokenizer_together_is_a_usage_error(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("hello hello", encoding="utf-8")
+    proc = run("train", str(path), "--merges", "2", "--pretokenizer", "o200k", "--pattern", r"\S+|\s+",
+               "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2
+    assert "--pattern is a custom pre-tokenizer, so --pretokenizer o200k would be ignored" in proc.stderr
+    assert main(["train", str(path), "--merges", "2", "--pattern", r"\S+|\s+", "--out", str(tmp_path / "c"), "--quiet"]) == 0
+    assert json.loads((tmp_path / "c" / "manifest.json").read_text())["pretokenizer"]["name"] == "custom"
+    assert main(["train", str(path), "--merges", "2", "--out", str(tmp_path / "d"), "--quiet"]) == 0
+    assert json.loads((tmp_path / "d" / "manifest.json").read_text())["pretokenizer"]["name"] == "gpt2"

@@ -676,23 +676,33 @@ def load_files(files):
         else:
             names[name.rsplit("/", 1)[-1]] = data
     manifest = names.get("manifest.json")
-    encoder = next((n for n in names if n.endswith("encoder.json") or n == "vocab.json"), None)
-    merges = next((n for n in names if n.endswith(".bpe") or n.endswith("merges.txt")), None)
+    encoder = _one_of(names, lambda n: n.endswith("encoder.json") or n == "vocab.json", "encoder.json files")
+    merges = _one_of(names, lambda n: n.endswith(".bpe") or n.endswith("merges.txt"), "vocab.bpe files")
     if encoder and merges:
         return from_gpt2_files(names[encoder], names[merges], manifest=manifest)
     if encoder or merges:
         have, need = (encoder, "vocab.bpe") if encoder else (merges, "encoder.json")
         raise ArtifactError(have, f"needs its partner file {need}: GPT-2 format is two files")
-    hf = next((n for n in names if n.endswith(".json") and n != "manifest.json"), None)
+    hf = "tokenizer.json" if "tokenizer.json" in names else _one_of(
+        names, lambda n: n.endswith(".json") and n != "manifest.json", "JSON files that could be a tokenizer.json"
+    )
     if hf:
         return from_hf_tokenizer_json(names[hf], filename=hf)
-    ranks = next((n for n in names if n.endswith(".tiktoken")), None)
+    ranks = _one_of(names, lambda n: n.endswith(".tiktoken"), ".tiktoken files")
     if ranks:
         return from_tiktoken(names[ranks], manifest=manifest, filename=ranks)
     raise ArtifactError(
         ", ".join(sorted(names)) or "(no files)",
         "no tokenizer found: give encoder.json + vocab.bpe, a tokenizer.json, or a .tiktoken file (or a .zip holding them)",
     )
+
+
+def _one_of(names, wanted, kind):
+    """The one file name that `wanted` accepts, or None; two or more are an error, not a silent pick."""
+    found = sorted(n for n in names if wanted(n))
+    if len(found) > 1:
+        raise ArtifactError(", ".join(found), f"{len(found)} {kind}; give the files of one tokenizer at a time")
+    return found[0] if found else None
 
 
 def _zip_members(name, data):

@@ -81,7 +81,11 @@ class ProgressBar:
 
 def _settings(args):
     specials = () if args.no_special else tuple(args.special or DEFAULT_SPECIAL_TOKENS)
-    pretokenizer = "custom" if args.pattern else args.pretokenizer
+    if args.pattern and args.pretokenizer:
+        raise UsageError(
+            f"--pattern is a custom pre-tokenizer, so --pretokenizer {args.pretokenizer} would be ignored; give one of them"
+        )
+    pretokenizer = "custom" if args.pattern else args.pretokenizer or "gpt2"
     return TrainSettings(
         vocab_size=args.vocab_size,
         num_merges=args.merges,
@@ -226,7 +230,7 @@ def build_parser():
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", type=int, help="bytes + merges + special tokens")
     size.add_argument("--merges", type=int, help="number of merges to learn")
-    p.add_argument("--pretokenizer", choices=PRETOKENIZER_NAMES, default="gpt2")
+    p.add_argument("--pretokenizer", choices=PRETOKENIZER_NAMES, help="default: gpt2")
     p.add_argument("--pattern", help="a custom pre-tokenizer pattern (regex syntax, \\p{L} allowed)")
     p.add_argument("--tie-break", choices=TIE_BREAKS, default="greater")
     p.add_argument("--min-count", type=int, default=1, help="stop when the best pair is rarer than this")
