@@ -524,3 +524,21 @@ def test_a_toy_samples_settings_go_when_another_sample_is_picked(site):
     expect(page.locator("#tie_break")).to_have_value("first-seen")
     page.locator("#clear-text").click()
     site.set_hash("")
+
+
+def test_a_custom_pattern_is_checked_as_it_is_typed(site):
+    page = site.page
+    site.set_text("Hello world, 2024!")
+    page.select_option("#pretokenizer", "custom")
+    page.locator("#pattern").fill("(unclosed")
+    check = page.locator("#pattern-check")
+    expect(check).to_contain_text("This pattern cannot be used:")
+    expect(check).to_contain_text("missing ')'")
+    expect(page.locator("#pattern")).to_have_attribute("aria-invalid", "true")
+    page.locator("#pattern").fill(r"\p{L}+|\p{N}+|\s+|.")
+    expect(check).to_contain_text("Splits the start of your text into:")
+    assert check.locator(".tok").all_inner_texts()[:4] == ["Hello", "␣", "world", ","]
+    expect(page.locator("#pattern")).not_to_have_attribute("aria-invalid", "true")
+    page.select_option("#pretokenizer", "gpt2")
+    expect(check).to_have_text("")
+    page.locator("#clear-text").click()

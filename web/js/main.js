@@ -28,6 +28,7 @@ const ui = {
   overBadge: $("over-badge"), textError: $("text-error"), heldout: $("heldout"),
   form: $("settings"), size: $("size"), sizeLabel: $("size-label"), sizeHint: $("size-hint"),
   pretokenizer: $("pretokenizer"), pretokenizerHint: $("pretokenizer-hint"), patternRow: $("pattern-row"),
+  patternCheck: $("pattern-check"),
   pattern: $("pattern"), tieBreak: $("tie_break"), minCount: $("min_count"), separator: $("separator"),
   separatorRow: $("separator-row"), separatorText: $("separator_text"), specialTokens: $("special_tokens"),
   settingsError: $("settings-error"), train: $("train"), copyLink: $("copy-link"), copyStatus: $("copy-status"),
@@ -367,12 +368,57 @@ function saveHash() {
 
 function onSettingsInput() {
   const before = state.settings.id_layout;
+  const patternBefore = `${state.settings.pretokenizer} ${state.settings.pattern}`;
   state.settings = readForm();
   updateFormHints(state.settings);
+  if (`${state.settings.pretokenizer} ${state.settings.pattern}` !== patternBefore) checkPatternSoon();
   hide(ui.settingsError);
   saveHash();
   updateCounter();
   if (state.current && state.settings.id_layout !== before) exportCurrent();
+}
+
+// ------------------------------------------------------------------ custom pattern check
+
+let patternTimer = 0;
+let patternAsked = 0;  // the newest check asked for; older answers are dropped
+
+/** Check a custom pattern as it is typed (Python compiles it) and show how it splits the start of the text. */
+function checkPatternSoon() {
+  clearTimeout(patternTimer);
+  patternTimer = setTimeout(checkPattern, 300);
+}
+
+async function checkPattern() {
+  const { pretokenizer, pattern } = state.settings;
+  if (pretokenizer !== "custom") {
+    ui.pattern.removeAttribute("aria-invalid");
+    ui.patternCheck.textContent = "";
+    return;
+  }
+  // Busy or starting: Train checks the pattern anyway; try again once Python is free.
+  if (state.phase !== "ready") { checkPatternSoon(); return; }
+  const asked = ++patternAsked;
+  const sample = (ui.text.value || "Hello world! It's 2024: naïve café, 12345.").slice(0, 300);
+  let reply = null;
+  let problem = null;
+  try {
+    reply = await client.request("pattern", { pattern, sample });
+  } catch (error) {
+    problem = error.message;
+  }
+  if (asked !== patternAsked) return;
+  if (problem !== null) {
+    ui.pattern.setAttribute("aria-invalid", "true");
+    ui.patternCheck.className = "hint pattern-check bad";
+    ui.patternCheck.textContent = `This pattern cannot be used: ${problem}`;
+    return;
+  }
+  ui.pattern.removeAttribute("aria-invalid");
+  ui.patternCheck.className = "hint pattern-check";
+  const pieces = reply.pieces.slice(0, 12);
+  ui.patternCheck.replaceChildren(`Splits ${ui.text.value ? "the start of your text" : "a sample"} into: `,
+    ...pieces.map((piece) => tokenNode(new TextEncoder().encode(piece))), reply.pieces.length > 12 ? " …" : "");
 }
 
 ui.form.addEventListener("input", onSettingsInput);
@@ -964,6 +1010,7 @@ ui.fileInput.addEventListener("change", () => { addFiles(ui.fileInput.files); ui
 ui.sample.addEventListener("change", () => pickSample(ui.sample.value));
 ui.text.addEventListener("input", () => {
   textChanged();
+  if (state.settings.pretokenizer === "custom") checkPatternSoon();  // its preview shows the text's start
   if (state.sample) setSample(null);
   hide(ui.textError);
   updateCounter();
@@ -984,6 +1031,7 @@ ui.clearText.addEventListener("click", () => {
 // ------------------------------------------------------------------ start
 
 writeForm(state.settings);
+checkPatternSoon();  // a custom pattern from the link: checked once Python is ready
 {
   const text = new URLSearchParams(location.hash.slice(1)).get("text");
   if (text !== null) ui.text.value = text;
