@@ -224,13 +224,16 @@ def truncate_documents(documents, limit):
     return kept, {"original_characters": total, "kept_characters": limit}
 
 
-def check_char_limit(documents, limit):
-    """Raise ValueError saying how to proceed when the text is over the limit."""
+def check_char_limit(documents, limit, *, truncate="--truncate", raise_limit="raise the limit (--char-limit)"):
+    """Raise ValueError saying how to proceed when the text is over the limit.
+
+    `truncate` and `raise_limit` word the two ways out for the caller (the CLI's flags by default).
+    """
     total = sum(map(len, documents))
     if limit is not None and total > limit:
         raise ValueError(
             f"the text has {total:,} characters, over the limit of {limit:,}: "
-            f"train on the first {limit:,} characters (--truncate), or raise the limit (--char-limit)"
+            f"train on the first {limit:,} characters ({truncate}), or {raise_limit}"
         )
 
 

@@ -198,7 +198,7 @@ def _train(payload, progress):
     if payload.get("truncate"):
         documents, truncation = truncate_documents(documents, char_limit)
     else:
-        check_char_limit(documents, char_limit)
+        check_char_limit(documents, char_limit, truncate="truncate: true", raise_limit="shorten the text")
         truncation = None
     throttle = _Throttle(progress, "train")
     started = time.perf_counter()

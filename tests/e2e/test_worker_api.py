@@ -142,3 +142,11 @@ def test_report_request_measures_a_trained_tokenizer_with_heldout_text():
     assert result["train"]["tokens"] == 40 and result["heldout"]["characters"] == 17
     assert [point["merges"] for point in result["curve"]][0] == 0 and result["curve"][-1]["merges"] == 8
     assert json.loads(messages[-1])["done"] == json.loads(messages[-1])["total"]
+
+
+def test_over_the_limit_says_what_the_page_can_do_not_the_cli_flags():
+    reply = call("train", {"documents": ["abcdefghij" * 10], "settings": {"num_merges": 2}, "char_limit": 50})
+    assert not reply["ok"]
+    message = reply["error"]["message"]
+    assert "the text has 100 characters, over the limit of 50" in message
+    assert "(truncate: true), or shorten the text" in message and "--" not in message
