@@ -316,6 +316,15 @@ def test_cut_short_merges_are_an_error_not_thousands_of_special_tokens():
     assert from_gpt2_files(encoder_json, vocab_bpe).special_tokens == {"<|endoftext|>": 50256}
 
 
+def test_a_manifest_from_another_export_is_an_error():
+    first = export_files(train("hello world " * 5, num_merges=3))
+    second = export_files(train("other words here " * 5, num_merges=3))
+    mixed = {"encoder.json": second["encoder.json"], "vocab.bpe": second["vocab.bpe"], "manifest.json": first["manifest.json"]}
+    with pytest.raises(ArtifactError, match=r"^encoder.json: does not match manifest.json, which records sha256 [0-9a-f]{12}…"):
+        load_files(mixed)
+    assert load_files({name: second[name] for name in ("encoder.json", "vocab.bpe")}).encode("other") is not None
+
+
 def test_a_manifest_special_token_id_must_agree_with_encoder_json():
     result = train("hello world " * 5, num_merges=3)
     files = export_files(result)

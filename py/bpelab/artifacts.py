@@ -676,6 +676,7 @@ def load_files(files):
         else:
             names[name.rsplit("/", 1)[-1]] = data
     manifest = names.get("manifest.json")
+    _check_manifest_digests(manifest, names)
     encoder = _one_of(names, lambda n: n.endswith("encoder.json") or n == "vocab.json", "encoder.json files")
     merges = _one_of(names, lambda n: n.endswith(".bpe") or n.endswith("merges.txt"), "vocab.bpe files")
     if encoder and merges:
@@ -695,6 +696,24 @@ def load_files(files):
         ", ".join(sorted(names)) or "(no files)",
         "no tokenizer found: give encoder.json + vocab.bpe, a tokenizer.json, or a .tiktoken file (or a .zip holding them)",
     )
+
+
+def _check_manifest_digests(manifest, names):
+    """A manifest describes the files it was exported with: settings read from it must not meet other files."""
+    if manifest is None:
+        return
+    recorded = _manifest_data(manifest).get("files")
+    if not isinstance(recorded, dict):
+        return
+    for name, data in names.items():
+        entry = recorded.get(name)
+        if isinstance(entry, dict) and entry.get("sha256") and entry["sha256"] != _sha256(data):
+            raise ArtifactError(
+                name,
+                f"does not match manifest.json, which records sha256 {entry['sha256'][:12]}… for it (this file's is "
+                f"{_sha256(data)[:12]}…): they come from different exports, or the file was edited. Load the "
+                "files without manifest.json to use them as they are",
+            )
 
 
 def _one_of(names, wanted, kind):
