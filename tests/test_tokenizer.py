@@ -255,3 +255,15 @@ def test_a_character_starts_whole_only_when_that_is_exact(tokens, expected):
     assert tok._merge_bytes("éж新".encode()) == expected  # plain BPE from bytes
     assert tok._encode_characters("éж新") == expected
     assert tok.encode_ordinary("éж新") == expected
+
+
+def test_trace_ends_where_encode_does_for_an_unreachable_whole_token():
+    """tiktoken's rule takes a piece that is a token whole, even one no sequence of merges reaches."""
+    ranks = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"abc": 257}  # "abc" = "ab" + "c": reachable
+    ranks[b"xyz"] = 258  # no "xy" or "yz": merges never reach it
+    tok = Tokenizer.from_ranks(ranks, pretokenizer="bytes")
+    assert tok.encode("xyz") == [258]
+    assert tok.encode_trace("xyz") == [{"parts": [258], "candidates": [], "applied": None, "whole_piece": True}]
+    trace = tok.encode_trace("abc")  # reachable: the merges are shown
+    assert [step["applied"] for step in trace] == [(97, 98, 256), (256, 99, 257), None]
+    assert trace[-1]["parts"] == tok.encode("abc") == [257]

@@ -463,10 +463,22 @@ class Tokenizer:
         ([(left id, right id, rank)] in position order) and `applied` (the
         candidate chosen), as in seed 003's `encode 'lowest'` trace.
 
+        With tiktoken's rule a piece that is itself a token is encoded whole,
+        merged or not. Where the merges would end elsewhere (a token they
+        cannot reach), the trace is that one step, marked `whole_piece`.
+
         >>> Tokenizer.bytes_only().encode_trace("ab")
         [{'parts': [97, 98], 'candidates': [], 'applied': None}]
         """
         check_encodable(piece)
+        steps = self._merge_trace(piece)
+        if self.merge_rule == "ranks" and len(piece.encode("utf-8")) > 1:
+            whole = self._ranks.get(piece.encode("utf-8"))
+            if whole is not None and steps[-1]["parts"] != [whole]:
+                return [{"parts": [whole], "candidates": [], "applied": None, "whole_piece": True}]
+        return steps
+
+    def _merge_trace(self, piece):
         ids = [self._byte_ids[b] for b in piece.encode("utf-8")]
         steps = []
         while True:
