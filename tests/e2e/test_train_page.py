@@ -542,3 +542,18 @@ def test_a_custom_pattern_is_checked_as_it_is_typed(site):
     page.select_option("#pretokenizer", "gpt2")
     expect(check).to_have_text("")
     page.locator("#clear-text").click()
+
+
+def test_a_pattern_that_backtracks_for_ever_restarts_python_with_a_message(site):
+    page = site.page
+    site.set_text("a" * 40)
+    page.select_option("#pretokenizer", "custom")
+    page.locator("#pattern").fill("(a+)+b|a")  # exponential in re on a run of a's with no b
+    check = page.locator("#pattern-check")
+    expect(check).to_contain_text("took over 3 s, so Python was restarted", timeout=15_000)
+    expect(page.locator("#pattern")).to_have_attribute("aria-invalid", "true")
+    site.wait_ready(BOOT_TIMEOUT_MS)
+    page.locator("#pattern").fill("a+")
+    expect(check).to_contain_text("Splits the start of your text into:")
+    page.select_option("#pretokenizer", "gpt2")
+    page.locator("#clear-text").click()

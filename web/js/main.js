@@ -382,6 +382,8 @@ function onSettingsInput() {
 
 let patternTimer = 0;
 let patternAsked = 0;  // the newest check asked for; older answers are dropped
+const PATTERN_CHECK_SAMPLE = 200;  // characters of the text the preview splits
+const PATTERN_CHECK_MS = 3000;  // a pattern that backtracks badly can take for ever: give up after this
 
 /** Check a custom pattern as it is typed (Python compiles it) and show how it splits the start of the text. */
 function checkPatternSoon() {
@@ -399,15 +401,27 @@ async function checkPattern() {
   // Busy or starting: Train checks the pattern anyway; try again once Python is free.
   if (state.phase !== "ready") { checkPatternSoon(); return; }
   const asked = ++patternAsked;
-  const sample = (ui.text.value || "Hello world! It's 2024: naïve café, 12345.").slice(0, 300);
+  const sample = (ui.text.value || "Hello world! It's 2024: naïve café, 12345.").slice(0, PATTERN_CHECK_SAMPLE);
   let reply = null;
   let problem = null;
+  let timer = 0;
+  const tooLong = new Promise((resolve) => { timer = setTimeout(() => resolve("too long"), PATTERN_CHECK_MS); });
   try {
-    reply = await client.request("pattern", { pattern, sample });
+    reply = await Promise.race([client.request("pattern", { pattern, sample }), tooLong]);
   } catch (error) {
     problem = error.message;
   }
+  clearTimeout(timer);
   if (asked !== patternAsked) return;
+  if (reply === "too long") {
+    // Python is stuck in the regex engine: only a new worker gets it back (as Cancel does).
+    restartPython("Restarting Python after a slow pattern…", "a custom pattern took too long");
+    ui.pattern.setAttribute("aria-invalid", "true");
+    ui.patternCheck.className = "hint pattern-check bad";
+    ui.patternCheck.textContent = `Splitting ${PATTERN_CHECK_SAMPLE} characters with this pattern took over ` +
+      `${PATTERN_CHECK_MS / 1000} s, so Python was restarted: the pattern backtracks badly. Avoid nested repeats such as (a+)+.`;
+    return;
+  }
   if (problem !== null) {
     ui.pattern.setAttribute("aria-invalid", "true");
     ui.patternCheck.className = "hint pattern-check bad";
@@ -614,14 +628,19 @@ ui.cancel.addEventListener("click", () => {
   if (state.running.kind !== "train") {
     show(ui.runMessage, `Cancelled while ${RUN_NAMES[state.running.kind] || state.running.kind}. Python was restarted; your text, settings and the results shown are unchanged.`, "");
   }
+  restartPython("Restarting Python after the cancel…", "cancelled by the user");
+  focusTrainWhenReady();
+});
+
+/** Stop the worker wherever it is and start a fresh one; the page keeps what it shows. */
+function restartPython(status, reason) {
   detachCurrent();
   state.running = null;
   ui.progressPanel.hidden = true;
   setPhase("booting");
-  ui.status.textContent = "Restarting Python after the cancel…";
-  client.restart("cancelled by the user");
-  focusTrainWhenReady();
-});
+  ui.status.textContent = status;
+  client.restart(reason);
+}
 
 /** Keyboard focus was on a control that went away (Cancel): put it on Train, now or once Python is ready. */
 function focusTrainWhenReady() {
