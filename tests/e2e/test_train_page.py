@@ -557,3 +557,20 @@ def test_a_pattern_that_backtracks_for_ever_restarts_python_with_a_message(site)
     expect(check).to_contain_text("Splits the start of your text into:")
     page.select_option("#pretokenizer", "gpt2")
     page.locator("#clear-text").click()
+
+
+def test_on_a_phone_the_merge_table_fits_count_column_included(site):
+    page = site.page
+    site.set_hash("")
+    page.select_option("#sample", "seed000-qx")  # tokens of up to 40 characters
+    site.train_and_wait()
+    page.set_viewport_size({"width": 360, "height": 800})
+    try:
+        wrap = page.locator("#pane-merges .table-wrap")
+        assert wrap.evaluate("node => node.scrollWidth <= node.clientWidth")  # nothing scrolled off sideways
+        count_right = page.locator("#merge-body tr").first.locator("td").last.evaluate(
+            "node => node.getBoundingClientRect().right")
+        assert count_right <= 360
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.locator("#clear-text").click()
