@@ -574,3 +574,14 @@ def test_on_a_phone_the_merge_table_fits_count_column_included(site):
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
         page.locator("#clear-text").click()
+
+
+def test_train_is_in_reach_on_a_laptop_screen(site):
+    """The settings run past the bottom of a 1280x800 window; Train stays on screen with them."""
+    page = site.page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        page.evaluate("window.scrollTo(0, 0)")
+        expect(page.locator("#train")).to_be_in_viewport(ratio=1)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
