@@ -2,8 +2,11 @@
 
 import json
 import os
+import random
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -156,3 +159,60 @@ def test_pattern_and_pretokenizer_together_is_a_usage_error(tmp_path):
     assert json.loads((tmp_path / "c" / "manifest.json").read_text())["pretokenizer"]["name"] == "custom"
     assert main(["train", str(path), "--merges", "2", "--out", str(tmp_path / "d"), "--quiet"]) == 0
     assert json.loads((tmp_path / "d" / "manifest.json").read_text())["pretokenizer"]["name"] == "gpt2"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--workers", "0"], "argument --workers: must be at least 1, got 0"),
+    (["--workers", "-3"], "argument --workers: must be at least 1, got -3"),
+    (["--char-limit", "-5", "--truncate"], "argument --char-limit: must be at least 0, got -5"),
+])
+def test_counts_below_their_minimum_are_refused(tmp_path, args, message):
+    path = tmp_path / "t.txt"
+    path.write_text("hello hello", encoding="utf-8")
+    proc = run("train", str(path), "--merges", "2", "--out", str(tmp_path / "o"), *args)
+    assert proc.returncode == 2 and message in proc.stderr
+
+
+def test_out_that_is_a_file_is_refused_before_training(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("hello hello", encoding="utf-8")
+    proc = run("train", str(path), "--merges", "2", "--out", str(path))
+    assert proc.returncode == 2 and "is a file; give a directory" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_standard_input_is_read_as_utf8_like_a_file(tmp_path):
+    """Not in the locale's encoding, and with the same BOM and invalid-byte handling as files."""
+    env = dict(os.environ, PYTHONIOENCODING="latin-1")
+    def encode(data):
+        return subprocess.run([sys.executable, "-m", "bpelab", "encode", "--tokenizer", "gpt2"], input=data,
+                              capture_output=True, env=env, timeout=120)
+    assert encode("é".encode("utf-8")).stdout.split() == [b"2634"]  # GPT-2's single token for é
+    assert encode(b"\xef\xbb\xbfhi").stdout.split() == [b"5303"]  # "hi", the BOM dropped
+    bad = encode(b"ok\xff")
+    assert bad.returncode == 2 and b"standard input: invalid UTF-8 at byte 2 (line 1)" in bad.stderr
+    decoded = subprocess.run([sys.executable, "-m", "bpelab", "decode", "--tokenizer", "gpt2", "2634"],
+                             capture_output=True, env=env, timeout=120)
+    assert decoded.stdout == "é".encode("utf-8")
+    for ids in ("١٢", "-1"):
+        proc = run("decode", "--tokenizer", "gpt2", ids)
+        assert proc.returncode == 2 and "ids must be whole numbers" in proc.stderr
+
+
+def test_ctrl_c_while_workers_count_ends_the_run_at_once(tmp_path):
+    """SIGINT goes to the whole process group, as from a terminal: the pool must not hang or spew tracebacks."""
+    path = tmp_path / "big.txt"
+    rng = random.Random(5)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = [" " + "".join(rng.choices(letters, k=rng.randint(3, 9))) for _ in range(700_000)]
+    path.write_text("".join(words), encoding="utf-8")  # about 4,900,000 characters: the pool starts
+    proc = subprocess.Popen([sys.executable, "-m", "bpelab", "train", str(path), "--merges", "3000", "--workers", "2",
+                             "--char-limit", "0", "--out", str(tmp_path / "o"), "--quiet"],
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, stderr = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("bpelab train did not end within 20 s of Ctrl-C")
+    assert proc.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr, stderr

@@ -42,6 +42,16 @@ def read_text_file(path):
             data = handle.read()
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    return decode_utf8(data, path)
+
+
+def read_stdin():
+    """Standard input as UTF-8, whatever the locale says, read as files are."""
+    return decode_utf8(sys.stdin.buffer.read(), "standard input")
+
+
+def decode_utf8(data, path):
+    """Text of UTF-8 bytes, without a leading BOM; invalid UTF-8 is a UsageError naming byte and line."""
     bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     try:
         return data[bom:].decode("utf-8")
@@ -99,6 +109,8 @@ def _settings(args):
 
 
 def cmd_train(args):
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UsageError(f"--out {args.out!r} is a file; give a directory (it is made if missing)")
     documents = [read_text_file(path) for path in args.files]
     limit = None if args.char_limit == 0 else args.char_limit
     truncation = None
@@ -111,10 +123,13 @@ def cmd_train(args):
     started = time.monotonic()
     result = train(documents, settings, on_progress=bar, workers=args.workers)
     files = export_files(result, id_layout=args.id_layout, char_limit=limit, truncation=truncation)
-    os.makedirs(args.out, exist_ok=True)
-    for name, data in files.items():
-        with open(os.path.join(args.out, name), "wb") as handle:
-            handle.write(data)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+        for name, data in files.items():
+            with open(os.path.join(args.out, name), "wb") as handle:
+                handle.write(data)
+    except OSError as error:
+        raise UsageError(f"cannot write the files to {args.out!r}: {error.strerror}") from None
     if not args.quiet:
         print(
             f"{len(result.merges)} merges, vocabulary {len(result.tokenizer.vocab) + len(result.tokenizer.special_tokens)}"
@@ -153,7 +168,7 @@ def _input_text(args):
         return args.text
     if args.file:
         return read_text_file(args.file)
-    return sys.stdin.read()
+    return read_stdin()
 
 
 def cmd_encode(args):
@@ -176,14 +191,19 @@ def cmd_encode(args):
 
 def cmd_decode(args):
     tokenizer = load_tokenizer(args.tokenizer)
-    raw = " ".join(args.ids) if args.ids else sys.stdin.read()
+    raw = " ".join(args.ids) if args.ids else read_stdin()
+    words = raw.replace(",", " ").replace("[", " ").replace("]", " ").split()
+    if not all(word.isascii() and word.isdigit() for word in words):  # int() would also take "١٢" or "-1"
+        raise UsageError(f"ids must be whole numbers separated by spaces or commas, got {raw[:60]!r}")
+    ids = [int(word) for word in words]
     try:
-        ids = [int(x) for x in raw.replace(",", " ").replace("[", " ").replace("]", " ").split()]
-    except ValueError:
-        raise UsageError(f"ids must be integers separated by spaces or commas, got {raw[:60]!r}") from None
-    sys.stdout.write(tokenizer.decode(ids, errors=args.errors))
-    if sys.stdout.isatty():
-        sys.stdout.write("\n")
+        text = tokenizer.decode(ids, errors=args.errors)
+    except UnicodeDecodeError as error:
+        raise UsageError(f"the ids do not decode to UTF-8 text ({error.reason} at byte {error.start}); "
+                         "pass --errors replace to show such bytes as U+FFFD") from None
+    # As UTF-8 bytes, whatever the locale's encoding (the ids encode UTF-8).
+    sys.stdout.buffer.write(text.encode("utf-8") + (b"\n" if sys.stdout.isatty() else b""))
+    sys.stdout.flush()
     return 0
 
 
@@ -216,8 +236,26 @@ def cmd_serve(args):
 
     if not os.path.isfile(os.path.join(args.dir, "index.html")):
         raise UsageError(f"{args.dir!r} holds no built site (index.html); build it with `npm run build`")
-    serve(args.dir, host=args.host, port=args.port)
+    try:
+        serve(args.dir, host=args.host, port=args.port)
+    except OSError as error:  # port taken or out of range, unknown host
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {error.strerror or error}; "
+                         "pick another --port (0 picks a free one) or --host") from None
     return 0
+
+
+def _count(minimum, maximum=None):
+    """An argparse type: a whole number from `minimum` to `maximum` (no upper bound if None)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            span = f"at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+            raise argparse.ArgumentTypeError(f"must be {span}, got {value}")
+        return value
+    return parse
 
 
 def build_parser():
@@ -238,13 +276,13 @@ def build_parser():
     p.add_argument("--no-special", action="store_true", help="no special tokens")
     p.add_argument("--separator", help="split each file into documents at this string")
     p.add_argument("--id-layout", choices=ID_LAYOUTS, default="seed")
-    p.add_argument("--char-limit", type=int, default=CHAR_LIMIT, help=f"default {CHAR_LIMIT:,}; 0 for none")
+    p.add_argument("--char-limit", type=_count(0), default=CHAR_LIMIT, help=f"default {CHAR_LIMIT:,}; 0 for none")
     p.add_argument("--truncate", action="store_true", help="over the limit, train on the first --char-limit characters")
     p.add_argument(
         "--workers",
-        type=int,
+        type=_count(1),
         default=os.cpu_count() or 1,
-        help="processes for pre-tokenizing large inputs (default: one per core; the files are the same for any N)",
+        help="processes for pre-tokenizing large inputs (default and most: one per core; the files are the same for any N)",
     )
     p.add_argument("--out", required=True, help="directory for the files")
     p.add_argument("--quiet", action="store_true")
@@ -277,7 +315,7 @@ def build_parser():
     p = sub.add_parser("serve", help="serve the built site")
     p.add_argument("--dir", default="dist")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=_count(0, 65535), default=8000, help="0 picks a free port")
     p.set_defaults(func=cmd_serve)
     return parser
 

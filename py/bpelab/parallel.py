@@ -7,12 +7,19 @@ counts its share; the tables are added in text order, so the result equals one
 worker's.
 """
 
-from concurrent.futures import ProcessPoolExecutor
+import multiprocessing
+import os
+import signal
 
 from .pretokenize import get_pretokenizer, split_special
 
 # Below this many characters a pool costs more than it saves.
 MIN_PARALLEL_CHARS = 2_000_000
+
+
+def _ignore_interrupts():
+    # Ctrl-C reaches the whole process group: only the parent should act on it (and end the pool).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _count_batch(args):
@@ -62,8 +69,14 @@ def count_pieces_parallel(documents, settings, workers):
     if sum(map(len, chunks)) < MIN_PARALLEL_CHARS or len(groups) < 2:
         tables = map(_count_batch, jobs)
         return _add(tables)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return _add(pool.map(_count_batch, jobs))
+    # Pool's exit terminates the workers, also on Ctrl-C; ProcessPoolExecutor waited for them and could hang.
+    with multiprocessing.Pool(len(groups), initializer=_ignore_interrupts) as pool:
+        return _add(pool.imap(_count_batch, jobs))
+
+
+def usable_workers(requested):
+    """The processes worth starting for `requested`: at least 1, at most one per core."""
+    return max(1, min(requested, os.cpu_count() or 1))
 
 
 def _add(tables):

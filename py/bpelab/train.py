@@ -203,6 +203,11 @@ def split_documents(corpus, separator=None):
     return documents
 
 
+def _check_limit(limit):
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise ValueError(f"the character limit must be a whole number of at least 1 (or none), got {limit!r}")
+
+
 def truncate_documents(documents, limit):
     """The first `limit` characters of the documents, and a note of what was cut.
 
@@ -212,6 +217,7 @@ def truncate_documents(documents, limit):
     >>> truncate_documents(["abc", "def"], 4)
     (['abc', 'd'], {'original_characters': 6, 'kept_characters': 4})
     """
+    _check_limit(limit)
     total = sum(map(len, documents))
     if limit is None or total <= limit:
         return list(documents), None
@@ -229,6 +235,7 @@ def check_char_limit(documents, limit, *, truncate="--truncate", raise_limit="ra
 
     `truncate` and `raise_limit` word the two ways out for the caller (the CLI's flags by default).
     """
+    _check_limit(limit)
     total = sum(map(len, documents))
     if limit is not None and total > limit:
         raise ValueError(
@@ -286,9 +293,9 @@ def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, *
     pretokenizer = settings.get_pretokenizer()
     with _cycle_collector_paused():
         if workers > 1 and settings.tie_break != "first-seen" and _worth_a_pool(documents):
-            from .parallel import count_pieces_parallel
+            from .parallel import count_pieces_parallel, usable_workers
 
-            table = count_pieces_parallel(documents, settings, workers)
+            table = count_pieces_parallel(documents, settings, usable_workers(workers))
         else:
             first_seen = settings.tie_break == "first-seen"
             table = count_pieces(documents, pretokenizer, settings.special_tokens, first_seen_order=first_seen)
