@@ -50,3 +50,15 @@ def test_training_curve_equals_encoding_with_fewer_merges():
     for point in compression_report(result)["curve"]:
         encoded = _table_chars_per_token(truncate_merges(result.tokenizer, point["merges"]), result.pieces)
         assert point["train"] == encoded
+
+
+def test_table_and_curve_agree_when_the_text_holds_special_tokens():
+    """A special token is a boundary, not text: the table must not count <|endoftext|> as 13 characters in 1 token."""
+    text = "the lowest widest fox<|endoftext|>newest lower " * 3
+    heldout = "the newest fox<|endoftext|>lowest"
+    result = train(text, num_merges=20)
+    report = compression_report(result, heldout)
+    assert report["curve"][-1]["train"] == report["train"]["characters_per_token"]
+    assert report["curve"][-1]["heldout"] == report["heldout"]["characters_per_token"]
+    assert report["heldout"]["characters"] == len(heldout) - len("<|endoftext|>")
+    assert report["heldout"]["words"] == 4  # "fox" and "lowest" are two words either side of the token
