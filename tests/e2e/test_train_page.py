@@ -585,3 +585,13 @@ def test_train_is_in_reach_on_a_laptop_screen(site):
         expect(page.locator("#train")).to_be_in_viewport(ratio=1)
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_chart_axis_labels_show_their_ticks_exactly(site):
+    labels = site.page.evaluate("""async () => {
+        const { lineChart } = await import(new URL("js/chart.js", location.href));
+        const chart = lineChart({ series: [{ name: "t", className: "train", points: [[0, 1.0], [10, 2.0]] }],
+                                  xLabel: "x", yLabel: "y", title: "t" });
+        return [...chart.querySelectorAll("text[text-anchor=end]")].map((node) => node.textContent);
+    }""")
+    assert labels[:5] == ["1.00", "1.25", "1.50", "1.75", "2.00"]  # a step of 0.25: not 1.3 on the 1.25 line

@@ -14,6 +14,11 @@ function niceTicks(lo, hi, count = 5) {
   return ticks;
 }
 
+/** Decimals that show every tick exactly: a step of 0.25 needs two (0.3 would sit on a 1.25 line). */
+function tickDecimals(ticks) {
+  return Math.min(3, Math.max(0, ...ticks.map((t) => (String(t).split(".")[1] || "").length)));
+}
+
 /**
  * series: [{name, className, points: [[x, y], ...]}]
  */
@@ -29,9 +34,11 @@ export function lineChart({ series, xLabel, yLabel, title, width = 640, height =
   const py = (y) => height - m.bottom - ((y - yMin) / (yMax - yMin)) * (height - m.top - m.bottom);
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": title });
   root.append(svg("title", { text: title }));
-  for (const t of niceTicks(yMin, yMax)) {
+  const yTicks = niceTicks(yMin, yMax);
+  const yDecimals = tickDecimals(yTicks);
+  for (const t of yTicks) {
     root.append(svg("line", { class: "grid", x1: m.left, x2: width - m.right, y1: py(t), y2: py(t) }));
-    root.append(svg("text", { x: m.left - 6, y: py(t) + 4, "text-anchor": "end", text: t.toFixed(t < 10 ? 1 : 0) }));
+    root.append(svg("text", { x: m.left - 6, y: py(t) + 4, "text-anchor": "end", text: t.toFixed(yDecimals) }));
   }
   for (const t of niceTicks(0, xMax)) {
     if (t > xMax) continue;
