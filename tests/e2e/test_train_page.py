@@ -595,3 +595,67 @@ def test_chart_axis_labels_show_their_ticks_exactly(site):
         return [...chart.querySelectorAll("text[text-anchor=end]")].map((node) => node.textContent);
     }""")
     assert labels[:5] == ["1.00", "1.25", "1.50", "1.75", "2.00"]  # a step of 0.25: not 1.3 on the 1.25 line
+
+
+def _contrast(page, selector):
+    return page.locator(selector).evaluate("""node => {
+        const rgb = (c) => c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number);
+        const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+            .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+        const style = getComputedStyle(node);
+        const [a, b] = [lum(rgb(style.color)), lum(rgb(style.backgroundColor))].sort((x, y) => y - x);
+        return (a + 0.05) / (b + 0.05);
+    }""")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_cancel_is_readable_in_both_colour_schemes(site, scheme):
+    site.page.emulate_media(color_scheme=scheme)
+    try:
+        assert _contrast(site.page, "#cancel") >= 4.5  # WCAG AA for its text (dark mode had 2.28)
+    finally:
+        site.page.emulate_media(color_scheme="light")
+
+
+def test_the_over_limit_question_keeps_the_keyboard_until_answered(site):
+    page = site.page
+    site.set_hash("#limit=5&mode=merges&size=3")
+    site.set_text("x" * 9)
+    page.locator("#train").click()
+    expect(page.locator("#limit-dialog")).to_have_attribute("aria-modal", "true")
+    expect(page.locator("#limit-truncate")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#limit-back")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#limit-truncate")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("#limit-dialog")).to_be_hidden()
+    page.locator("#clear-text").click()
+    site.set_hash("")
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("vocab.bpe", "#version: 0.2\na b\n", "vocab.bpe looks like a tokenizer file, not training text: drop it on Import"),
+    ("empty.txt", "", "empty.txt is empty"),
+])
+def test_files_that_are_not_training_text_are_refused_with_a_reason(site, name, data, message):
+    page = site.page
+    page.locator("#clear-text").click()
+    drop_files(page, "#text-drop", [["good.txt", "some words"], [name, data]])
+    expect(page.locator("#text-error")).to_contain_text("No file was added. " + message)
+    expect(page.locator("#doc-count")).to_have_text("0 documents")
+
+
+def test_a_utf16_file_is_named_as_such(site):
+    page = site.page
+    page.locator("#file-input").set_input_files(files=[
+        {"name": "wide.txt", "mimeType": "text/plain", "buffer": "hi".encode("utf-16")}])
+    expect(page.locator("#text-error")).to_contain_text("wide.txt is UTF-16")
+
+
+def test_a_pattern_from_a_changed_link_is_checked_too(site):
+    page = site.page
+    site.set_hash("#pre=custom&pattern=(")
+    expect(page.locator("#pattern-check")).to_contain_text("missing ')'")
+    expect(page.locator("#pattern")).to_have_attribute("aria-invalid", "true")
+    site.set_hash("")

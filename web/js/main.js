@@ -213,7 +213,8 @@ async function addFiles(fileList) {
     renderFiles();
     updateCounter();
   } catch (error) {
-    show(ui.textError, error instanceof TextInputError ? error.message : `Could not read the file: ${error.message}`, "error");
+    const none = files.length > 1 ? "No file was added. " : "";
+    show(ui.textError, none + (error instanceof TextInputError ? error.message : `Could not read the file: ${error.message}`), "error");
   }
 }
 
@@ -441,6 +442,7 @@ window.addEventListener("hashchange", () => {
   const fresh = fromHash(location.hash);
   state.settings = fresh;
   writeForm(fresh);
+  checkPatternSoon();
   const text = new URLSearchParams(location.hash.slice(1)).get("text");
   if (text !== null) { ui.text.value = text; textChanged(); setSample(null); }
   else if (fresh.sample && fresh.sample !== state.sample?.id) pickSample(fresh.sample, { applySettings: false });
@@ -526,6 +528,10 @@ ui.limitTruncate.addEventListener("click", () => {
 });
 ui.limitDialog.addEventListener("keydown", (event) => {
   if (event.key === "Escape") ui.limitBack.click();
+  if (event.key === "Tab") {  // a modal question: Tab cycles between its two answers
+    event.preventDefault();
+    (document.activeElement === ui.limitTruncate ? ui.limitBack : ui.limitTruncate).focus();
+  }
 });
 ui.limitBack.addEventListener("click", () => {
   dismissLimitDialog();

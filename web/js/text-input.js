@@ -66,6 +66,10 @@ const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }
 
 /** Decode a file's bytes as UTF-8, or throw a TextInputError naming the byte offset and line. */
 export function decodeUtf8(bytes, name) {
+  if ((bytes[0] === 0xFF && bytes[1] === 0xFE) || (bytes[0] === 0xFE && bytes[1] === 0xFF)) {
+    throw new TextInputError(`${name} is UTF-16 (it starts with a UTF-16 byte order mark). Save it as UTF-8 ` +
+      "(for example with iconv -f utf-16 -t utf-8) and open it again.");
+  }
   try {
     return strictDecoder.decode(bytes);
   } catch {
@@ -83,7 +87,11 @@ export function decodeUtf8(bytes, name) {
 export async function readTextFiles(files) {
   const out = [];
   for (const file of files) {
+    if (/\.(json|bpe|tiktoken|zip)$/i.test(file.name)) {
+      throw new TextInputError(`${file.name} looks like a tokenizer file, not training text: drop it on Import to load it.`);
+    }
     const bytes = new Uint8Array(await file.arrayBuffer());
+    if (bytes.length === 0) throw new TextInputError(`${file.name} is empty: there is no text in it to train on.`);
     const text = decodeUtf8(bytes, file.name);
     out.push({ name: file.name, text, chars: countChars(text), bytes: bytes.length });
   }
