@@ -20,11 +20,12 @@ import unicodedata
 
 from . import artifacts, report
 from .train import CHAR_LIMIT, TrainSettings, check_char_limit, train as train_corpus, truncate_documents
-from .pretokenize import get_pretokenizer
+from .pretokenize import get_pretokenizer, split_special
 from .ranks import recover_merges
 
 PROGRESS_INTERVAL = 0.05  # seconds between progress messages; the UI needs no more
 SELF_CHECK_CHARS = 20_000  # characters of the training text re-encoded after export
+TRACE_PIECES = 64  # pieces a trace covers; it says when the text had more
 
 _REGISTRY = {}  # handle -> _Entry
 _COUNTER = [0]
@@ -58,9 +59,25 @@ def _register(entry):
 
 def _entry(payload):
     handle = payload.get("handle")
-    if handle not in _REGISTRY:
+    if not isinstance(handle, str) or handle not in _REGISTRY:
         raise RequestError(f"no tokenizer with handle {handle!r}: train or import one first")
     return _REGISTRY[handle]
+
+
+def _whole(payload, name, default, minimum=0):
+    """payload[name] as a whole number of at least `minimum` (JSON true, 1.7 or "3" are errors, not guesses)."""
+    value = payload.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise RequestError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
+    return value
+
+
+def _text(payload, name, *, optional=False):
+    """payload[name] as a string (None allowed when optional)."""
+    value = payload.get(name)
+    if not (isinstance(value, str) or (optional and value is None)):
+        raise RequestError(f"{name} must be a string{' or null' if optional else ''}, got {value!r}")
+    return value
 
 
 def _b64(data):
@@ -192,6 +209,8 @@ def _train(payload, progress):
     documents = payload.get("documents")
     if not isinstance(documents, list) or not all(isinstance(d, str) for d in documents):
         raise RequestError("train needs payload.documents, a list of strings")
+    _text(payload, "heldout", optional=True)
+    _text(payload, "name", optional=True)
     settings = _settings_from(payload)
     char_limit = payload.get("char_limit", CHAR_LIMIT)
     # The same two functions as the CLI, so a cut text gives the same files there and here.
@@ -264,6 +283,8 @@ def _import(payload, progress):
         raise RequestError("import needs payload.files, a list of {name, base64}")
     files = {}
     for item in raw:
+        if not isinstance(item, dict):
+            raise RequestError(f"import: each file must be an object {{name, base64}}, got {item!r}")
         name = item.get("name")
         if not isinstance(name, str) or not name:
             raise RequestError(f"import: a file without a name: {item!r}")
@@ -281,9 +302,13 @@ def _encode(payload, progress):
     if not isinstance(text, str):
         raise RequestError("encode needs payload.text, a string")
     handles = payload.get("handles") or [payload.get("handle")]
+    if not isinstance(handles, list):
+        raise RequestError(f"handles must be a list of tokenizer handles, got {handles!r}")
     allowed = payload.get("allowed_special", "all")
-    if isinstance(allowed, list):
+    if isinstance(allowed, list) and all(isinstance(token, str) for token in allowed):
         allowed = set(allowed)
+    elif allowed != "all":
+        raise RequestError(f'allowed_special must be "all" or a list of special-token strings, got {allowed!r}')
     out = []
     for handle in handles:
         entry = _entry({"handle": handle})
@@ -305,7 +330,7 @@ def _drop(payload, progress):
 def _validate_pattern(payload, progress):
     """Compile a custom pre-tokenizer pattern and show how it splits a sample."""
     pretokenizer = get_pretokenizer("custom", pattern=payload.get("pattern"))
-    sample = payload.get("sample") or ""
+    sample = _text(payload, "sample", optional=True) or ""
     return {"pieces": pretokenizer.split(sample)[:200]}
 
 
@@ -315,27 +340,31 @@ def _steps(payload, progress):
     steps = entry.result.steps if entry.result is not None else None
     if steps is None:
         raise RequestError(f"tokenizer {payload['handle']!r} has no step records: train it with record: true")
-    start = max(0, int(payload.get("start", 0)))
-    stop = min(len(steps), int(payload.get("stop", start + 100)))
-    return {"total": len(steps), "start": start, "steps": _jsonable(steps[start:stop])}
+    start = _whole(payload, "start", 0)
+    stop = _whole(payload, "stop", start + 100, minimum=start)
+    return {"total": len(steps), "start": start, "steps": _jsonable(steps[start:min(stop, len(steps))])}
 
 
 def _trace(payload, progress):
     """Every rank-based encode step for each pre-token of a short text (seed 003's trace)."""
     entry = _entry(payload)
-    text = payload.get("text")
-    if not isinstance(text, str):
-        raise RequestError("trace needs payload.text, a string")
-    pieces = entry.tokenizer.pretokenizer.split(text)[:64]
-    return {"pieces": [{"piece": piece, "steps": _jsonable(entry.tokenizer.encode_trace(piece))} for piece in pieces]}
+    text = _text(payload, "text")
+    tok = entry.tokenizer
+    pieces = []  # special tokens are pieces of their own, as encode(allowed_special="all") treats them
+    for chunk, _start, is_special in split_special(text, sorted(tok.special_tokens)):
+        pieces += [(chunk, True)] if is_special else [(piece, False) for piece in tok.pretokenizer.split(chunk)]
+        if len(pieces) > TRACE_PIECES:
+            break
+    out = [{"piece": piece, "special_id": tok.special_tokens[piece], "steps": []} if special
+           else {"piece": piece, "steps": _jsonable(tok.encode_trace(piece))}
+           for piece, special in pieces[:TRACE_PIECES]]
+    return {"pieces": out, "truncated": len(pieces) > TRACE_PIECES}
 
 
 def _at_merges(payload, progress):
     """A new handle for the tokenizer as it was after its first k merges (compare at any size)."""
     entry = _entry(payload)
-    k = payload.get("merges")
-    if not isinstance(k, int):
-        raise RequestError(f"at_merges needs payload.merges, an integer, got {k!r}")
+    k = _whole(payload, "merges", None)
     tokenizer = report.truncate_merges(entry.tokenizer, k)
     handle = _register(_Entry(tokenizer, source="derived", name=f"{entry.name or payload['handle']} @ {k} merges"))
     return _describe(handle, _REGISTRY[handle], include_vocab=payload.get("vocab", False))
@@ -349,8 +378,11 @@ def _reference(payload, progress):
     path = payload.get("path")
     if not isinstance(path, str):
         raise RequestError(f"reference {name!r}: the site has no rank file for it (build_ranks.py was not run)")
-    with open(path, "rb") as file:
-        data = file.read()
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        raise RequestError(f"reference {name!r}: cannot read its rank file {path}: {error.strerror}") from None
     tokenizer = load_reference(name, data)
     key = _register(_Entry(tokenizer, source="reference", name=tokenizer.name))
     # A 200,000-token table is too much to send or to recover merges for unasked.

@@ -150,3 +150,51 @@ def test_over_the_limit_says_what_the_page_can_do_not_the_cli_flags():
     message = reply["error"]["message"]
     assert "the text has 100 characters, over the limit of 50" in message
     assert "(truncate: true), or shorten the text" in message and "--" not in message
+
+
+def test_malformed_payloads_get_clear_errors_never_tracebacks(tmp_path):
+    handle = train_seed003(record=True)["handle"]
+    cases = [
+        ("describe", {"handle": ["t1"]}, "no tokenizer with handle ['t1']"),
+        ("drop", {"handle": {"x": 1}}, "no tokenizer with handle"),
+        ("steps", {"handle": handle, "start": None}, "start must be a whole number of at least 0, got None"),
+        ("steps", {"handle": handle, "start": "3"}, "start must be a whole number"),
+        ("steps", {"handle": handle, "start": 2, "stop": -1}, "stop must be a whole number of at least 2, got -1"),
+        ("encode", {"handle": handle, "text": "a", "allowed_special": None}, 'allowed_special must be "all" or a list'),
+        ("encode", {"handle": handle, "text": "a", "allowed_special": "none"}, 'allowed_special must be "all" or a list'),
+        ("encode", {"handles": "t1", "text": "a"}, "handles must be a list of tokenizer handles, got 't1'"),
+        ("train", {"documents": ["ab ab"], "settings": {"num_merges": 1, "special_tokens": None}},
+         "special_tokens must be a list of strings (empty for none), got None"),
+        ("train", {"documents": ["ab ab"], "settings": {"num_merges": 1, "document_separator": 5}},
+         "document_separator must be a string or None, got 5"),
+        ("train", {"documents": ["ab ab"], "settings": {"num_merges": 1}, "char_limit": "2"},
+         "the character limit must be a whole number of at least 1 (or none), got '2'"),
+        ("train", {"documents": ["ab ab"], "settings": {"num_merges": 1}, "char_limit": -1, "truncate": True},
+         "the character limit must be a whole number of at least 1"),
+        ("train", {"documents": ["ab ab"], "settings": {"num_merges": 1}, "heldout": 5}, "heldout must be a string or null"),
+        ("reference", {"name": "gpt2", "path": str(tmp_path / "missing.tiktoken")}, "cannot read its rank file"),
+        ("import", {"files": ["encoder.json"]}, "each file must be an object {name, base64}"),
+        ("pattern", {"pattern": "a+", "sample": 5}, "sample must be a string or null, got 5"),
+        ("at_merges", {"handle": handle, "merges": True}, "merges must be a whole number of at least 0, got True"),
+    ]
+    registered = len(worker_api._REGISTRY)
+    for kind, payload, message in cases:
+        reply = call(kind, payload)
+        assert not reply["ok"], (kind, payload)
+        assert message in reply["error"]["message"], (kind, reply["error"]["message"])
+        assert "traceback" not in reply["error"], (kind, reply["error"])
+    assert len(worker_api._REGISTRY) == registered  # no failed request left a tokenizer behind
+
+
+def test_trace_treats_special_tokens_as_encode_does_and_says_when_it_stops():
+    handle = train_seed003()["handle"]
+    text = "low<|endoftext|>lower"
+    reply = call("trace", {"handle": handle, "text": text})["result"]
+    assert [piece["piece"] for piece in reply["pieces"]] == ["low", "<|endoftext|>", "lower"]
+    assert reply["pieces"][1]["special_id"] == 264 and reply["pieces"][1]["steps"] == []
+    assert reply["truncated"] is False
+    traced = [id_ for piece in reply["pieces"]
+              for id_ in ([piece["special_id"]] if "special_id" in piece else piece["steps"][-1]["parts"])]
+    assert traced == call("encode", {"handle": handle, "text": text})["result"]["results"][0]["ids"]
+    long = call("trace", {"handle": handle, "text": "low " * 100})["result"]
+    assert len(long["pieces"]) == 64 and long["truncated"] is True
