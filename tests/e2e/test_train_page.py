@@ -659,3 +659,20 @@ def test_a_pattern_from_a_changed_link_is_checked_too(site):
     expect(page.locator("#pattern-check")).to_contain_text("missing ')'")
     expect(page.locator("#pattern")).to_have_attribute("aria-invalid", "true")
     site.set_hash("")
+
+
+def test_editing_the_held_out_text_after_training_measures_again(site):
+    page = site.page
+    site.set_hash("")
+    page.select_option("#sample", "seed003-low-lower")
+    site.train_and_wait()
+    page.locator("#tab-compression").click()
+    expect(page.locator("#heldout-head")).to_have_text("Held-out text (none given)")
+    if not page.locator("#heldout").is_visible():
+        page.locator("details.heldout summary").click()
+    page.locator("#heldout").fill("the lowest newest widest")
+    expect(page.locator("#heldout-head")).to_have_text("Held-out text", timeout=TRAIN_TIMEOUT_MS)
+    row = page.locator("#report-body tr").filter(has=page.locator("th", has_text=re.compile(r"^Characters$")))
+    expect(row.locator("td").last).to_have_text("24")  # counted on the new held-out text
+    page.locator("#heldout").fill("")
+    page.locator("#tab-merges").click()

@@ -23,7 +23,10 @@ function tickDecimals(ticks) {
  * series: [{name, className, points: [[x, y], ...]}]
  */
 export function lineChart({ series, xLabel, yLabel, title, width = 640, height = 300 }) {
-  const m = { top: 34, right: 16, bottom: 44, left: 54 };
+  // One legend row per series above the plot: rows never collide, even in the larger text phones get.
+  const LEGEND_ROW = 22;
+  const shown = series.filter((s) => s.points.length);
+  const m = { top: 12 + LEGEND_ROW * Math.max(1, shown.length), right: 16, bottom: 44, left: 54 };
   const all = series.flatMap((s) => s.points);
   const xs = all.map((p) => p[0]);
   const ys = all.map((p) => p[1]);
@@ -50,9 +53,8 @@ export function lineChart({ series, xLabel, yLabel, title, width = 640, height =
   root.append(svg("text", { x: (m.left + width - m.right) / 2, y: height - 8, "text-anchor": "middle", text: xLabel }));
   root.append(svg("text", { x: 14, y: (m.top + height - m.bottom) / 2, "text-anchor": "middle",
     transform: `rotate(-90 14 ${(m.top + height - m.bottom) / 2})`, text: yLabel }));
-  let legendX = m.left;
-  for (const s of series) {
-    if (!s.points.length) continue;
+  let legendY = 14;
+  for (const s of shown) {
     const d = s.points.map((p, i) => `${i ? "L" : "M"}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`).join("");
     root.append(svg("path", { class: `series-${s.className}`, d }, svg("title", { text: s.name })));
     if (s.points.length <= 40) {
@@ -61,9 +63,9 @@ export function lineChart({ series, xLabel, yLabel, title, width = 640, height =
     // The legend sits in its own row above the plot, so it never covers a line.
     const last = s.points[s.points.length - 1];
     const label = `${s.name}: ${last[1].toFixed(2)} at ${fmt(last[0])} merges`;
-    root.append(svg("line", { class: `series-${s.className}`, x1: legendX, x2: legendX + 26, y1: 12, y2: 12 }));
-    root.append(svg("text", { x: legendX + 32, y: 16, text: label }));
-    legendX += 48 + label.length * 6.2;
+    root.append(svg("line", { class: `series-${s.className}`, x1: m.left, x2: m.left + 26, y1: legendY - 4, y2: legendY - 4 }));
+    root.append(svg("text", { x: m.left + 32, y: legendY, text: label }));
+    legendY += LEGEND_ROW;
   }
   return root;
 }

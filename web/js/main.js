@@ -436,6 +436,21 @@ async function checkPattern() {
     ...pieces.map((piece) => tokenNode(new TextEncoder().encode(piece))), reply.pieces.length > 12 ? " …" : "");
 }
 
+// ------------------------------------------------------------------ held-out text
+
+let heldoutTimer = 0;
+/** The held-out text changed after training: measure the tokenizer on show again, once typing pauses. */
+function remeasureSoon() {
+  clearTimeout(heldoutTimer);
+  heldoutTimer = setTimeout(() => {
+    const info = state.current;
+    if (!info || info.source !== "trained" || info.detached) return;
+    if (state.phase !== "ready") { remeasureSoon(); return; }
+    measureCurrent(ui.heldout.value || null);
+  }, 800);
+}
+ui.heldout.addEventListener("input", remeasureSoon);
+
 ui.form.addEventListener("input", onSettingsInput);
 ui.form.addEventListener("change", onSettingsInput);
 window.addEventListener("hashchange", () => {
@@ -552,7 +567,9 @@ function textChanged() {
 const RUN_NAMES = { train: "training", export: "writing the files", import: "importing files", report: "measuring compression" };
 
 function beginRun(kind, label) {
-  state.running = { kind, started: performance.now() };
+  // Cancel takes the keyboard focus while the run lasts; it goes back where it was after.
+  const from = document.activeElement;
+  state.running = { kind, started: performance.now(), focusBefore: from === ui.cancel ? state.running?.focusBefore : from };
   setPhase("busy");
   ui.status.textContent = `Python is busy: ${RUN_NAMES[kind] || kind}…`;
   ui.progressPanel.hidden = false;
@@ -562,6 +579,7 @@ function beginRun(kind, label) {
 }
 
 function endRun() {
+  const focusBefore = state.running?.focusBefore;
   state.running = null;
   const hadFocus = document.activeElement === ui.cancel;
   ui.progressPanel.hidden = true;
@@ -569,7 +587,11 @@ function endRun() {
     setPhase("ready");
     ui.status.textContent = "Python is ready";
   }
-  if (hadFocus || document.activeElement === document.body) focusTrainWhenReady();
+  if (hadFocus || document.activeElement === document.body) {
+    if (focusBefore && focusBefore !== document.body && focusBefore.isConnected && !focusBefore.disabled
+        && focusBefore.offsetParent !== null) focusBefore.focus();
+    else focusTrainWhenReady();
+  }
   if (state.exportAfterRun) {
     state.exportAfterRun = false;
     if (state.exported && state.exported.layout !== state.settings.id_layout) setTimeout(exportCurrent, 0);
