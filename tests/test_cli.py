@@ -90,7 +90,7 @@ def test_encode_special_policy(corpus, tmp_path):
     out = tmp_path / "tok"
     run("train", str(corpus), "--vocab-size", "280", "--out", str(out), "--quiet")
     refused = run("encode", "--tokenizer", str(out), "--text", "a<|endoftext|>")
-    assert refused.returncode == 2 and "allowed_special" in refused.stderr
+    assert refused.returncode == 2 and "Pass --special allow" in refused.stderr
     allowed = run("encode", "--tokenizer", str(out), "--special", "allow", "--text", "a<|endoftext|>")
     assert allowed.stdout.split() == ["97", "279"]
     as_text = run("encode", "--tokenizer", str(out), "--special", "text", "--format", "json", "--text", "<|endoftext|>")
@@ -216,3 +216,19 @@ def test_ctrl_c_while_workers_count_ends_the_run_at_once(tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)
         pytest.fail("bpelab train did not end within 20 s of Ctrl-C")
     assert proc.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr, stderr
+
+
+def test_contradictory_or_doubled_inputs_are_usage_errors_not_silent_choices(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("hello hello", encoding="utf-8")
+    proc = run("train", str(path), "--merges", "2", "--no-special", "--special", "<x>", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2 and "--no-special and --special contradict each other" in proc.stderr
+    proc = run("encode", "--tokenizer", "gpt2", "--text", "hi", str(path))
+    assert proc.returncode == 2 and "either with --text or as the file" in proc.stderr
+
+
+def test_a_special_token_spelling_says_which_flag_to_pass():
+    proc = run("encode", "--tokenizer", "gpt2", "--text", "a<|endoftext|>b")
+    assert proc.returncode == 2
+    assert "text contains the special token '<|endoftext|>' at character 1" in proc.stderr
+    assert "Pass --special allow" in proc.stderr and "allowed_special" not in proc.stderr

@@ -14,6 +14,7 @@ from . import __version__
 from .artifacts import ID_LAYOUTS, ArtifactError, export_files, load_files
 from .pretokenize import PRETOKENIZER_NAMES
 from .report import compression
+from .tokenizer import DisallowedSpecialError
 from .train import (
     CHAR_LIMIT,
     DEFAULT_SPECIAL_TOKENS,
@@ -90,6 +91,8 @@ class ProgressBar:
 
 
 def _settings(args):
+    if args.no_special and args.special:
+        raise UsageError("--no-special and --special contradict each other; give one of them")
     specials = () if args.no_special else tuple(args.special or DEFAULT_SPECIAL_TOKENS)
     if args.pattern and args.pretokenizer:
         raise UsageError(
@@ -164,6 +167,8 @@ def load_tokenizer(spec):
 
 
 def _input_text(args):
+    if args.text is not None and args.file:
+        raise UsageError(f"give the text either with --text or as the file {args.file!r}, not both")
     if args.text is not None:
         return args.text
     if args.file:
@@ -179,7 +184,12 @@ def cmd_encode(args):
     elif args.special == "text":
         ids = tokenizer.encode_ordinary(text)
     else:
-        ids = tokenizer.encode(text)
+        try:
+            ids = tokenizer.encode(text)
+        except DisallowedSpecialError as error:
+            where = str(error).split(". To encode it", 1)[0]
+            raise UsageError(f"{where}. Pass --special allow to encode it as the special token, "
+                             "or --special text to encode it as ordinary text") from None
     if args.format == "json":
         print(json.dumps(ids))
     elif args.format == "tokens":
