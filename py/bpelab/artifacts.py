@@ -533,7 +533,7 @@ def from_hf_tokenizer_json(text, filename="tokenizer.json"):
     key_of_id = {i: key for key, i in encoder.items()}
     specials = {}
     for entry in data.get("added_tokens") or []:
-        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or "id" not in entry:
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int):
             raise ArtifactError(name, f"added_tokens entries need content and id, got {entry!r}")
         content, i = entry["content"], entry["id"]
         # The vocab may hold the added token too (GPT-2's <|endoftext|>), under the same id.
