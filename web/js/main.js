@@ -634,6 +634,7 @@ async function runTraining(documents, truncation) {
     endRun();
     renderResults();
     await exportCurrent();
+    clearTimeout(heldoutTimer);  // a held-out edit made while training is measured here
     await measureCurrent(ui.heldout.value || null);
     // Counts finished runs, so a test (or a script) can tell this result from the one before.
     ui.app.dataset.runs = String(++state.runs);
