@@ -79,15 +79,15 @@ class TrainSettings:
     document_separator: str | None = None
 
     def __post_init__(self):
-        if self.special_tokens is None or isinstance(self.special_tokens, (int, float)):
-            raise ValueError(f"special_tokens must be a list of strings (empty for none), got {self.special_tokens!r}")
-        if self.document_separator is not None and not isinstance(self.document_separator, str):
-            raise ValueError(f"document_separator must be a string or None, got {self.document_separator!r}")
         if isinstance(self.special_tokens, str):  # tuple() would make each character a special token
             raise ValueError(
                 f"special_tokens must be a list of strings, got the string {self.special_tokens!r}; "
                 f"write special_tokens=({self.special_tokens!r},) for one token"
             )
+        if not isinstance(self.special_tokens, (list, tuple)):  # a set's order would not be reproducible
+            raise ValueError(f"special_tokens must be a list of strings (empty for none), got {self.special_tokens!r}")
+        if self.document_separator is not None and not isinstance(self.document_separator, str):
+            raise ValueError(f"document_separator must be a string or None, got {self.document_separator!r}")
         object.__setattr__(self, "special_tokens", tuple(self.special_tokens))
         if (self.vocab_size is None) == (self.num_merges is None):
             raise ValueError(
