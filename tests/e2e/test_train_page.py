@@ -453,6 +453,7 @@ def test_a_cancel_while_writing_the_files_leaves_none_from_before(site):
 def test_the_over_limit_question_is_about_the_text_as_it_is(site):
     page = site.page
     site.set_hash("#limit=50&mode=merges&size=3")
+    expect(page.locator("#char-limit")).to_have_text("50")  # the hash is applied on hashchange, after set_hash returns
     site.set_text("x" * 66)
     page.locator("#train").click()
     expect(page.locator("#limit-dialog")).to_contain_text("The text has 66 characters")
@@ -478,6 +479,7 @@ def test_copy_link_carries_the_pasted_text_like_the_address_bar(site):
     page = site.page
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     site.set_hash("#mode=merges&size=5")
+    expect(page.locator("#size")).to_have_value("5")
     page.locator("#clear-text").click()
     site.set_text("my pasted text")
     page.locator("#copy-link").click()
@@ -491,6 +493,7 @@ def test_copy_link_carries_the_pasted_text_like_the_address_bar(site):
 def test_no_merges_and_one_merge_are_worded_right(site):
     page = site.page
     site.set_hash("#mode=merges&size=0")
+    expect(page.locator("#size")).to_have_value("0")
     site.set_text("aaaa bbbb")
     site.train_and_wait()
     expect(page.locator("#results-summary")).to_contain_text("Learned 0 merges in")
@@ -620,6 +623,7 @@ def test_cancel_is_readable_in_both_colour_schemes(site, scheme):
 def test_the_over_limit_question_keeps_the_keyboard_until_answered(site):
     page = site.page
     site.set_hash("#limit=5&mode=merges&size=3")
+    expect(page.locator("#char-limit")).to_have_text("5")  # the hash is applied on hashchange, after set_hash returns
     site.set_text("x" * 9)
     page.locator("#train").click()
     expect(page.locator("#limit-dialog")).to_have_attribute("aria-modal", "true")
