@@ -1,0 +1,243 @@
+// The embed's controller (embed.html): reads its parameters, shows a light
+// preview until Python starts (on view or on click), mounts one of the app's
+// view elements, and talks to the host page (embed-messages.js). The store and
+// the views are imported only when the widget starts, so a page of previews
+// loads a few kilobytes each.
+//
+// State on #embed[data-state]: preview | booting | ready | released | error.
+import { el, clear } from "./dom.js";
+import { rawParams, parseEmbedParams, APP_ROUTES, VIEW_TITLES } from "./embed-params.js";
+import { HostLink, PROTOCOL_VERSION } from "./embed-messages.js";
+import { VIEWS as APP_VIEWS, makeHash } from "./views.js";
+
+// A widget out of view this long gives its worker back (tests shorten it).
+const RELEASE_MS = Number(globalThis.__bpeLabReleaseMs) || 30_000;
+// Settings that carry over when the host switches the view.
+const SHARED_KEYS = ["sample", "text", "size", "mode", "pre", "pattern", "tie", "min", "special", "sep", "septext", "limit", "layout"];
+
+const root = document.getElementById("embed");
+const ui = {
+  preview: document.getElementById("embed-preview"),
+  title: document.getElementById("embed-title"),
+  start: document.getElementById("embed-start"),
+  errors: document.getElementById("embed-errors"),
+  warnings: document.getElementById("embed-warnings"),
+  status: document.getElementById("embed-status"),
+  mount: document.getElementById("embed-mount"),
+  bar: document.getElementById("embed-bar"),
+  open: document.getElementById("embed-open"),
+};
+
+let config = null;      // parseEmbedParams result
+let host = null;        // HostLink
+let store = null;       // the store module's store, once started
+let view = null;        // the mounted view element
+let viewName = null;    // explorer | compare | train | encode
+let baseParams = {};    // the settings and text every view of this widget shares
+let saved = null;       // the view's params when its worker was given back
+let booting = null;     // promise of the first start
+let queue = Promise.resolve(); // commands run one after another
+let visible = false;
+let releaseTimer = 0;
+
+function setState(state, message = "") {
+  root.dataset.state = state;
+  ui.status.textContent = message;
+}
+
+function showProblems(node, problems) {
+  clear(node);
+  node.hidden = problems.length === 0;
+  if (problems.length === 1) node.append(problems[0]);
+  else if (problems.length) node.append(el("ul", {}, problems.map((p) => el("li", {}, p))));
+}
+
+/** A failure the reader sees and the host hears about; the widget stays on screen. */
+function fail(message) {
+  setState("error", "");
+  showProblems(ui.errors, [message]);
+  host.error(message);
+}
+
+async function loadSamples() {
+  try {
+    const response = await fetch(new URL("../samples/index.json", import.meta.url));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return (await response.json()).samples || [];
+  } catch (error) {
+    console.warn(`bpe-lab: the samples index could not be read (${error.message})`);
+    return [];
+  }
+}
+
+function applyTheme(theme) {
+  // light (default) and dark force the palette; auto follows the reader's system.
+  if (theme === "auto") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+}
+
+async function init() {
+  const raw = rawParams(location.search, location.hash);
+  config = await parseEmbedParams(raw, await loadSamples());
+  host = new HostLink(config.id);
+  applyTheme(config.theme);
+  host.watchSize(root);
+  host.listen((command) => { queue = queue.then(() => runCommand(command)); });
+  ui.title.textContent = config.title;
+  document.title = `${config.title} · BPE Lab`;
+  showProblems(ui.warnings, config.warnings);
+  for (const warning of config.warnings) host.error(warning);
+  if (config.errors.length) {
+    setState("error");
+    showProblems(ui.errors, config.errors);
+    ui.preview.querySelector(".embed-actions").hidden = true;
+    for (const message of config.errors) host.error(message);
+    return;
+  }
+  viewName = config.view;
+  baseParams = pick(config.params, SHARED_KEYS);
+  setState("preview");
+  ui.start.addEventListener("click", () => start());
+  ui.preview.addEventListener("click", (event) => {
+    if (config.start === "click" && event.target === ui.preview) start();
+  });
+  watchVisibility();
+}
+
+function pick(params, keys) {
+  return Object.fromEntries(Object.entries(params).filter(([key]) => keys.includes(key)));
+}
+
+function watchVisibility() {
+  if (!("IntersectionObserver" in window)) { visible = true; if (config.start === "visible") start(); return; }
+  new IntersectionObserver((entries) => {
+    visible = entries.some((entry) => entry.isIntersecting);
+    if (visible) {
+      clearTimeout(releaseTimer);
+      releaseTimer = 0;
+      if (root.dataset.state === "preview" && config.start === "visible") start();
+      else if (root.dataset.state === "released") queue = queue.then(restore);
+    } else if (view && !releaseTimer) {
+      releaseTimer = setTimeout(() => { releaseTimer = 0; queue = queue.then(release); }, RELEASE_MS);
+    }
+  }).observe(root);
+}
+
+/** Boot Python and mount the view (once; later calls get the same promise). */
+function start() {
+  booting ??= (async () => {
+    setState("booting", "Starting Python…");
+    ui.start.disabled = true;
+    try {
+      const storeModule = await import("./store.js");
+      store = storeModule.store;
+      store.addEventListener("boot", (event) => {
+        const { step, steps } = event.detail;
+        if (root.dataset.state === "booting") setState("booting", `Starting Python… (${step} of ${steps})`);
+      });
+      store.addEventListener("fatal", (event) => fail(`Python could not start: ${event.detail.message}`));
+      await store.start();
+      await mount(viewName, { ...config.params });
+    } catch (error) {
+      fail(error.message || String(error));
+      return;
+    }
+    ui.preview.hidden = true;
+    setState("ready");
+    host.post({ type: "ready", version: PROTOCOL_VERSION, view: viewName });
+    if (config.autoplay) queue = queue.then(() => runCommand({ action: "play", args: {} }));
+  })();
+  return booting;
+}
+
+async function mount(name, params) {
+  const spec = APP_VIEWS.find((v) => v.route === APP_ROUTES[name]);
+  await import(new URL(spec.module, new URL("./views.js", import.meta.url)).href).catch((error) => {
+    throw new Error(`The ${name} view could not be loaded (${error.message}).`);
+  });
+  const next = document.createElement(spec.tag);
+  next.classList.add("embed-view");
+  next.addEventListener("bpe-state", onState);
+  next.addEventListener("bpe-answer", onAnswer);
+  next.addEventListener("bpe-params", updateOpenLink);
+  view?.remove();
+  view = next;
+  viewName = name;
+  ui.mount.append(next);
+  setState("booting", `Preparing the ${VIEW_TITLES[name].toLowerCase()}…`);
+  await next.applyParams(params);
+  updateOpenLink();
+}
+
+function onState(event) {
+  if (event.target !== view) return;
+  const { view: _, ...detail } = event.detail || {};
+  host.post({ type: "state", view: viewName, ...detail });
+}
+
+function onAnswer(event) {
+  if (event.target !== view) return;
+  const { step, correct } = event.detail || {};
+  host.post({ type: "answer", step, correct });
+}
+
+/** "Open in BPE Lab": the app at the same view and state, in a new tab. */
+function updateOpenLink() {
+  if (!view) return;
+  const url = new URL("../index.html", import.meta.url);
+  url.hash = makeHash(APP_ROUTES[viewName], view.params || {});
+  ui.open.href = url.href;
+  ui.bar.hidden = false;
+}
+
+async function runCommand({ action, args }) {
+  try {
+    if (root.dataset.state === "error") throw new Error("The widget stopped with an error; reload the page to try again.");
+    await start();
+    if (root.dataset.state === "released") await restore();
+    if (action === "view") {
+      if (args.view !== viewName) {
+        await mount(args.view, { ...baseParams, ...pick(view?.params || {}, SHARED_KEYS) });
+        setState("ready");
+      }
+      return;
+    }
+    if (typeof view.command !== "function") throw new Error(`The ${viewName} view takes no commands yet.`);
+    await view.command(action, args);
+    if (action === "text") {
+      delete baseParams.sample;
+      baseParams.text = args.text;
+    }
+  } catch (error) {
+    host.error(`The ${action} command failed: ${error.message || error}`);
+    if (root.dataset.state === "booting" && view) setState("ready");
+  }
+}
+
+/** Out of view for RELEASE_MS: give the worker (and its Python) back; keep what is drawn. */
+async function release() {
+  if (visible || !view || root.dataset.state !== "ready" || typeof store.release !== "function") return;
+  saved = { ...(view.params || {}) };
+  store.release();
+  setState("released", "Python was paused to save memory; it restarts when the widget is back in view.");
+}
+
+/** Back in view: a fresh worker, then the view restores its params (and step). */
+async function restore() {
+  if (root.dataset.state !== "released") return;
+  setState("booting", "Restarting Python…");
+  try {
+    await store.start();
+    await view.applyParams(saved);
+  } catch (error) {
+    fail(`The widget could not restart: ${error.message || error}`);
+    return;
+  }
+  setState("ready");
+}
+
+init().catch((error) => {
+  // The last line of defence: never a blank frame.
+  host ??= new HostLink(null);
+  fail(`The widget could not start: ${error.message || error}`);
+});
