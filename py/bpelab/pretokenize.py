@@ -936,3 +936,47 @@ def split_special(text, special_tokens):
     if position < len(text):
         out.append((text[position:], position, False))
     return out
+
+
+# ---------------------------------------------------------------- which alternative matched (the explorer, issue 13)
+
+
+@lru_cache(maxsize=16)
+def _alternatives(pattern):
+    translator = _Translator(pattern)
+    translator.leading_flags()  # (?i) at the start applies to every alternative
+    texts, sources = [], []
+    while True:
+        start = translator.i
+        source, _nullable = translator.sequence()
+        texts.append(pattern[start:translator.i])
+        sources.append(source)
+        if translator.peek() != "|":
+            break
+        translator.i += 1
+    # The translation has no capturing groups, so group i + 1 is alternative i.
+    return tuple(texts), _compile(pattern, "|".join(f"({source})" for source in sources))
+
+
+def alternatives(pattern):
+    r"""The top-level alternatives of a pattern, as written.
+
+    >>> alternatives(r"'s| ?\p{L}+|\s+")
+    ["'s", ' ?\\p{L}+', '\\s+']
+    """
+    _check_pattern(pattern)
+    return list(_alternatives(pattern)[0])
+
+
+def split_by_alternative(pattern, text):
+    r"""The pieces of `text` with the index of the top-level alternative that matched each.
+
+    Alternatives are tried left to right and the first that matches wins, so
+    this says why a piece ends where it does.
+
+    >>> split_by_alternative(r"\p{N}{1,3}|\s+", "12345")
+    [('123', 0, 0), ('45', 3, 0)]
+    """
+    _check_pattern(pattern)
+    compiled = _alternatives(pattern)[1]
+    return [(m.group(), m.start(), m.lastindex - 1) for m in compiled.finditer(text)]

@@ -410,6 +410,61 @@ _HANDLERS = {
 }
 
 
+# ---------------------------------------------------------------- explorer requests (issue 13)
+
+
+def _explorer(payload):
+    """The Explorer of a handle's tokenizer, built once per handle."""
+    from .explore import Explorer
+
+    entry = _entry(payload)
+    if getattr(entry, "explorer", None) is None:
+        entry.explorer = Explorer(entry.tokenizer, entry.result)
+    return entry.explorer
+
+
+def _explore_window(explorer, payload, step):
+    window = payload.get("window")
+    if window is None:
+        return None
+    if not isinstance(window, dict):
+        raise RequestError(f"window must be an object {{start, size}} or null, got {window!r}")
+    text = _text(window, "text", optional=True)
+    if text is None and explorer.result is None:
+        return None  # an imported tokenizer has no training text; the page sends one
+    return explorer.window(step, _whole(window, "start", 0), _whole(window, "size", 2000, minimum=1), text=text)
+
+
+def _explore_step(payload, progress):
+    """Step k of the explorer: {view, window}; payload {handle, step, window?: {start, size, text?}}."""
+    explorer = _explorer(payload)
+    step = _whole(payload, "step", 0)
+    return _jsonable({"view": explorer.step_view(step), "window": _explore_window(explorer, payload, step)})
+
+
+def _explore_token(payload, progress):
+    """Where a token came from: payload {handle, id}."""
+    return _jsonable(_explorer(payload).provenance(_whole(payload, "id", None)))
+
+
+def _explore_trace(payload, progress):
+    """The encode trace with the pre-tokenizer layer: payload {handle, text, merges?}."""
+    merges = payload.get("merges")
+    merges = None if merges is None else _whole(payload, "merges", None)
+    return _jsonable(_explorer(payload).trace(_text(payload, "text"), merges))
+
+
+def _explore_judge(payload, progress):
+    """Predict mode: payload {handle, step, pair: [a, b]} -> was pair the merge that makes step + 1, and why."""
+    return _jsonable(_explorer(payload).judge(_whole(payload, "step", None), payload.get("pair")))
+
+
+_HANDLERS["explore_step"] = _explore_step
+_HANDLERS["explore_token"] = _explore_token
+_HANDLERS["explore_trace"] = _explore_trace
+_HANDLERS["explore_judge"] = _explore_judge
+
+
 def handle(kind, payload_json, progress=None):
     """Answer one request; always returns JSON {"ok": true, "result"} or {"ok": false, "error"}.
 

@@ -39,10 +39,15 @@ let booting = null;     // promise of the first start
 let queue = Promise.resolve(); // commands run one after another
 let visible = false;
 let releaseTimer = 0;
+let heldState = null;   // the latest state before ready: hosts hear ready first, then it
 
 function setState(state, message = "") {
   root.dataset.state = state;
   ui.status.textContent = message;
+  if (state === "ready" && heldState) {
+    host.post(heldState);
+    heldState = null;
+  }
 }
 
 function showProblems(node, problems) {
@@ -143,8 +148,8 @@ function start() {
       return;
     }
     ui.preview.hidden = true;
-    setState("ready");
     host.post({ type: "ready", version: PROTOCOL_VERSION, view: viewName });
+    setState("ready");
     if (config.autoplay) queue = queue.then(() => runCommand({ action: "play", args: {} }));
   })();
   return booting;
@@ -172,7 +177,10 @@ async function mount(name, params) {
 function onState(event) {
   if (event.target !== view) return;
   const { view: _, ...detail } = event.detail || {};
-  host.post({ type: "state", view: viewName, ...detail });
+  const message = { type: "state", view: viewName, ...detail };
+  // While the view is being mounted or restored, only its last state is told, once it is ready.
+  if (root.dataset.state === "booting") heldState = message;
+  else host.post(message);
 }
 
 function onAnswer(event) {
