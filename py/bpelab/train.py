@@ -52,6 +52,7 @@ CHAR_LIMIT = 1_000_000
 _TOP_PAIRS = 10  # pairs kept per recorded step
 _ROWS_KEPT = 12  # changed rows kept per recorded step
 _PAIRS_KEPT = 24  # vanished/appeared pairs kept per recorded step
+_TIES_KEPT = 256  # tied pairs a record weighs for the other tie-breaks' picks; more are only counted as "over"
 
 
 class TrainingCancelled(Exception):
@@ -296,12 +297,13 @@ def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, *
             raise type(error)(f"document {i}: {error}") from None
     pretokenizer = settings.get_pretokenizer()
     with _cycle_collector_paused():
-        if workers > 1 and settings.tie_break != "first-seen" and _worth_a_pool(documents):
+        # A record names the pair each tie-break would pick, and first-seen needs the pieces in order.
+        first_seen = settings.tie_break == "first-seen" or record
+        if workers > 1 and not first_seen and _worth_a_pool(documents):
             from .parallel import count_pieces_parallel, usable_workers
 
             table = count_pieces_parallel(documents, settings, usable_workers(workers))
         else:
-            first_seen = settings.tie_break == "first-seen"
             table = count_pieces(documents, pretokenizer, settings.special_tokens, first_seen_order=first_seen)
         pieces = [(piece.encode("utf-8"), count) for piece, count in table.items()]
         trainer = _Trainer(pieces, settings, on_progress, record)
@@ -497,7 +499,7 @@ class _Trainer:
                 break
             step = self.merge(pair, count)
             if self.steps is not None:
-                step["top"] = top
+                step["top"], step["ties"], step["picks"] = top
                 self.steps.append(step)
             done = len(self.merges)
             if done % report_every == 0:
@@ -617,7 +619,7 @@ class _Trainer:
                 vanished.append((ord(k[0]), ord(k[1]), old))
             elif now and not old:
                 appeared.append((ord(k[0]), ord(k[1]), now))
-        changed_rows = sorted(zip(hit, weights, before, after))
+        changed_rows = sorted(zip(hit, weights, before, after), key=lambda r: (-r[1], r[0]))  # most frequent first
         return {
             "rank": len(self.merges) - 1,
             "pair": (a, b),
@@ -635,15 +637,29 @@ class _Trainer:
         }
 
     def top_pairs(self):
-        """The best pairs before a merge, in tie-break order: [(a, b, count)]."""
+        """The best pairs before a merge, and what each tie-break makes of a tie at the top.
+
+        Returns (top, ties, picks): top is [(a, b, count)] in tie-break order;
+        ties is how many pairs share the top count ("over" beyond _TIES_KEPT);
+        picks is {rule: (a, b)} each rule's choice among them when ties > 1,
+        else None. Records read the whole heap (they keep no floor), so every
+        tied pair is in it.
+        """
         heap, pair_counts = self.heap, self.pair_counts
         popped, seen = [], set()
-        while heap and len(seen) < _TOP_PAIRS:
-            item = heapq.heappop(heap)
+        best = None
+        while heap:
+            item = heap[0]
             now = pair_counts.get(item[-1])
             if now != -item[0]:  # stale: corrected, it may still be a top pair
+                heapq.heappop(heap)
                 self.requeue(item[-1], now)
                 continue
+            if len(seen) >= _TOP_PAIRS and (now != best or len(seen) > _TIES_KEPT):
+                break  # the top ten, and every pair tied with the best (up to the cap) are in
+            heapq.heappop(heap)
+            if best is None:
+                best = now
             if item[-1] not in seen:
                 seen.add(item[-1])
                 popped.append(item)
@@ -652,7 +668,21 @@ class _Trainer:
         top = sorted(seen, key=lambda k: self.entry(pair_counts[k], k))
         if self.tie_break == "first-seen":
             top.sort(key=lambda k: (-pair_counts[k], self.first_occurrence(k)))
-        return [(ord(k[0]), ord(k[1]), pair_counts[k]) for k in top]
+        tied = [k for k in top if pair_counts[k] == best]
+        picks = None
+        if len(tied) > _TIES_KEPT:
+            ties = "over"
+        else:
+            ties = len(tied)
+            if ties > 1:
+                vocab = self.vocab
+                chosen = {
+                    "greater": max(tied, key=lambda k: (vocab[ord(k[0])], vocab[ord(k[1])])),
+                    "smaller-id": min(tied),  # 2-character strings sort as (a, b)
+                    "first-seen": min(tied, key=self.first_occurrence),
+                }
+                picks = {rule: (ord(k[0]), ord(k[1])) for rule, k in chosen.items()}
+        return [(ord(k[0]), ord(k[1]), pair_counts[k]) for k in top[:_TOP_PAIRS]], ties, picks
 
 
 def _new_pairs(rows, after, sites, mark):
