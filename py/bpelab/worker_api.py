@@ -465,6 +465,110 @@ _HANDLERS["explore_trace"] = _explore_trace
 _HANDLERS["explore_judge"] = _explore_judge
 
 
+# ---------------------------------------------------------------- compare requests (issue 14)
+
+_COMPARE_CACHE = []  # [compare.EncodingCache], made on first use
+_BYTES_HANDLE = []  # the handle of the plain-bytes tokenizer, registered once
+
+
+def _compare_tokenizers(payload, field="handles"):
+    """[(handle, name, Tokenizer)] for payload[field], a non-empty list of handles."""
+    handles = payload.get(field)
+    if not isinstance(handles, list) or not handles:
+        raise RequestError(f"{field} must be a non-empty list of tokenizer handles, got {handles!r}")
+    out = []
+    for handle in handles:
+        entry = _entry({"handle": handle})
+        out.append((handle, entry.name or entry.tokenizer.name or handle, entry.tokenizer))
+    return out
+
+
+def _compare(payload, progress):
+    """The compare view's panes: each tokenizer's window of tokens, counts, boundary differences, policies."""
+    from . import compare
+
+    panes = _compare_tokenizers(payload)
+    text = _text(payload, "text")
+    limit = _whole(payload, "char_limit", CHAR_LIMIT, minimum=1)
+    if len(text) > limit:
+        raise RequestError(f"the text has {len(text):,} characters, over the limit of {limit:,}: shorten it "
+                           "(or raise char_limit)")
+    windows = payload.get("windows")
+    if windows is not None and not (isinstance(windows, list) and all(
+            w is None or (isinstance(w, list) and len(w) == 2 and all(
+                isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in w)) for w in windows)):
+        raise RequestError(f"windows must be a list of [start, stop] token ranges (or null), got {windows!r}")
+    if not _COMPARE_CACHE:
+        _COMPARE_CACHE.append(compare.EncodingCache())
+    return compare.compare_panes(panes, text, payload.get("policy", "raise"), windows, _COMPARE_CACHE[0])
+
+
+def _compare_copy(payload, progress):
+    """Seed 003's lines for the panes ("copy as text")."""
+    from . import compare
+
+    text = _text(payload, "text")
+    policy = payload.get("policy", "raise")
+    names = payload.get("names")
+    panes = []
+    for index, (_handle, name, tokenizer) in enumerate(_compare_tokenizers(payload)):
+        if isinstance(names, list) and index < len(names) and isinstance(names[index], str):
+            name = names[index]
+        panes.append((name, tokenizer, compare.encode(tokenizer, text, policy)))
+    return {"text": compare.seed_lines(text, panes)}
+
+
+def _token_detail(payload, progress):
+    """One token's id, bytes in hex, merge parents and rank (the focused token of a pane)."""
+    from . import compare
+
+    entry = _entry(payload)
+    return compare.token_detail(entry.tokenizer, _whole(payload, "id", None))
+
+
+def _merge_diff(payload, progress):
+    """Two trained configurations: the first merge where they part, the merges each lacks, counts on a text."""
+    from . import compare
+
+    (_a, _na, tok_a), (_b, _nb, tok_b) = _compare_tokenizers({"handles": [payload.get("a"), payload.get("b")]})
+    return compare.merge_diff(tok_a, tok_b, _text(payload, "text", optional=True),
+                              _whole(payload, "limit", compare.DIFF_LIMIT))
+
+
+def _language_table(payload, progress):
+    """What each tokenizer costs each language: payload.texts [{code, name, text}], ratios to payload.base."""
+    from . import compare
+
+    texts = payload.get("texts")
+    if not isinstance(texts, list) or not all(
+            isinstance(t, dict) and all(isinstance(t.get(k), str) for k in ("code", "name", "text")) for t in texts):
+        raise RequestError("language_table needs texts, a list of {code, name, text} strings")
+    tokenizers = [(name, tok) for _handle, name, tok in _compare_tokenizers(payload)]
+    names = payload.get("names")
+    if isinstance(names, list) and len(names) == len(tokenizers) and all(isinstance(n, str) for n in names):
+        tokenizers = [(name, tok) for name, (_old, tok) in zip(names, tokenizers)]
+    return compare.language_table(tokenizers, [(t["code"], t["name"], t["text"]) for t in texts],
+                                  _text(payload, "base", optional=True))
+
+
+def _bytes_tokenizer(payload, progress):
+    """A handle for plain bytes (no merges), registered once per worker."""
+    from .tokenizer import Tokenizer
+
+    if not _BYTES_HANDLE or _BYTES_HANDLE[0] not in _REGISTRY:
+        _BYTES_HANDLE[:] = [_register(_Entry(Tokenizer.bytes_only(), source="bytes", name="bytes"))]
+    handle = _BYTES_HANDLE[0]
+    return _describe(handle, _REGISTRY[handle], include_vocab=False)
+
+
+_HANDLERS["compare"] = _compare
+_HANDLERS["compare_copy"] = _compare_copy
+_HANDLERS["token_detail"] = _token_detail
+_HANDLERS["merge_diff"] = _merge_diff
+_HANDLERS["language_table"] = _language_table
+_HANDLERS["bytes_tokenizer"] = _bytes_tokenizer
+
+
 def handle(kind, payload_json, progress=None):
     """Answer one request; always returns JSON {"ok": true, "result"} or {"ok": false, "error"}.
 

@@ -1,0 +1,458 @@
+"""Compare: one text through several tokenizers, and what a tokenizer costs each language (issue 14).
+
+Pure functions the compare view is drawn from; the worker requests in
+worker_api.py are thin wrappers around them. The token display model (parts,
+whole-character groups, counts) is display.py's; this module adds what only
+a comparison has:
+
+- `boundaries` / `differing`: token boundaries as byte offsets, and which
+  tokens of one pane start or end where the neighbouring pane has no boundary;
+- `token_label` / `seed_lines`: seed 003's one-line format,
+  `gpt2         15 tokens  X | in | ␣ch | à | o | ␣th | <E1> | <BA> | <BF> | …`;
+- `policy_counts`: the token count under each special-token policy;
+- `token_detail`: a token's id, bytes in hex, and its merge parents and rank;
+- `merge_diff`: two trained configurations, where their merge lists part;
+- `language_table`: tokens, bytes per token and the ratio to English for each
+  tokenizer and language (seed 003's "What a tokenizer costs Vietnamese").
+"""
+
+import weakref
+from bisect import bisect_right
+from itertools import accumulate
+
+from . import display
+from .ranks import bpe_parts
+
+# Seed 003 draws whitespace this way; other control characters are byte chips already.
+VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
+_VISIBLE_TABLE = str.maketrans(VISIBLE)
+DIFF_LIMIT = 200  # merges listed per side in a merge diff; the totals are always exact
+
+
+def encode(tokenizer, text, policy="raise"):
+    """Ids of text under a special-token policy (raise, allow or text), as display.py encodes them.
+
+    >>> from bpelab.tokenizer import Tokenizer
+    >>> encode(Tokenizer.bytes_only(special_tokens={"<|endoftext|>": 256}), "a<|endoftext|>", "allow")
+    [97, 256]
+    """
+    return display._encode(tokenizer, text, policy)
+
+
+# ------------------------------------------------------------------ seed 003's line
+
+
+def token_label(parts):
+    """One token as seed 003 prints it: whitespace made visible, stray bytes as <E1>.
+
+    `parts` is display.token_parts' output ([["t", text] | ["b", "E1"]]).
+
+    >>> token_label(display.token_parts(b" th"))
+    '␣th'
+    >>> token_label(display.token_parts(b"\\xe1"))
+    '<E1>'
+    """
+    if isinstance(parts, (bytes, str)):
+        parts = display.token_parts(parts.encode("utf-8") if isinstance(parts, str) else parts)
+    return "".join(text.translate(_VISIBLE_TABLE) if kind == "t" else f"<{text}>" for kind, text in parts)
+
+
+def tokens_word(n):
+    """'1 token', '15 tokens'.
+
+    >>> tokens_word(1), tokens_word(15)
+    ('1 token', '15 tokens')
+    """
+    return f"{n:,} token" if n == 1 else f"{n:,} tokens"
+
+
+def seed_lines(text, panes, indent="  "):
+    """Seed 003's block for a text: a header line, then one line per pane.
+
+    panes: [(name, tokenizer, ids)]. Names are padded to the longest and
+    counts right-aligned, as in the seed:
+
+        'Xin chào thế giới': 17 characters, 22 bytes
+          gpt2         15 tokens  X | in | ␣ch | à | o | ␣th | <E1> | <BA> | <BF> | ␣g | i | <E1> | <BB> | <9B> | i
+
+    >>> from bpelab.tokenizer import Tokenizer
+    >>> b = Tokenizer.bytes_only()
+    >>> print(seed_lines("hé", [("bytes", b, b.encode("hé"))]))
+    'hé': 2 characters, 3 bytes
+      bytes  3 tokens  h | <C3> | <A9>
+    """
+    header = f"{text!r}: {len(text):,} characters, {len(text.encode('utf-8', errors='surrogatepass')):,} bytes"
+    if not panes:
+        return header
+    name_width = max(len(name) for name, _tok, _ids in panes)
+    count_width = max(len(f"{len(ids):,}") for _name, _tok, ids in panes)
+    lines = [header]
+    for name, tokenizer, ids in panes:
+        labels = " | ".join(token_label(tokenizer.token_bytes(i)) for i in ids)
+        count = f"{len(ids):,}".rjust(count_width)
+        word = "token" if len(ids) == 1 else "tokens"
+        lines.append(f"{indent}{name.ljust(name_width)}  {count} {word}  {labels}".rstrip())
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ boundaries
+
+
+def boundaries(tokenizer, ids):
+    """Byte offsets where each token ends (the start of the text, 0, is implied).
+
+    >>> from bpelab.tokenizer import Tokenizer
+    >>> boundaries(Tokenizer.bytes_only(), [104, 195, 169])
+    [1, 2, 3]
+    """
+    token_bytes = tokenizer.token_bytes
+    return list(accumulate(len(token_bytes(i)) for i in ids))
+
+
+def differing(ends, other_ends, start=0, stop=None):
+    """For tokens start..stop-1 of one pane: True where its boundaries differ from the other pane's.
+
+    A token differs when it starts or ends where the other pane has no
+    boundary, or when the other pane has a boundary inside it (it splits what
+    this token keeps whole), so a difference is marked in both panes.
+    ends, other_ends: `boundaries` of the two panes over the same text.
+
+    >>> differing([1, 3, 4], [1, 2, 3, 4])
+    [False, True, False]
+    >>> differing([1, 2, 3, 4], [1, 3, 4])
+    [False, True, True, False]
+    """
+    stop = len(ends) if stop is None else min(stop, len(ends))
+    other = set(other_ends)
+    other.add(0)
+    flags = []
+    for index in range(start, stop):
+        begin = ends[index - 1] if index else 0
+        end = ends[index]
+        if begin not in other or end not in other:
+            flags.append(True)
+        else:
+            # Both ends are shared: the other pane splits this token if it has a boundary in between.
+            inside = bisect_right(other_ends, begin)
+            flags.append(inside < len(other_ends) and other_ends[inside] < end)
+    return flags
+
+
+def differing_count(ends, other_ends):
+    """How many tokens of one pane start or end off the other pane's boundaries.
+
+    >>> differing_count([1, 2, 3, 4], [1, 3, 4]), differing_count([1, 3, 4], [1, 2, 3, 4])
+    (2, 1)
+    """
+    return sum(differing(ends, other_ends))
+
+
+def neighbour(index, n_panes):
+    """The pane a pane is compared with: the one to its left, and for the first pane the second.
+
+    >>> [neighbour(i, 3) for i in range(3)], neighbour(0, 1)
+    ([1, 0, 1], None)
+    """
+    if n_panes < 2:
+        return None
+    return index - 1 if index else 1
+
+
+# ------------------------------------------------------------------ the panes
+
+WINDOW = 2_000  # tokens per pane drawn at first; the view asks for other windows as it scrolls
+IDS_LIMIT = 10_000  # all ids are sent (and put in bpe-state) only up to this many tokens
+
+
+class EncodingCache:
+    """The latest encoding of each (tokenizer key, policy): a keystroke re-encodes, a scroll does not.
+
+    >>> from bpelab.tokenizer import Tokenizer
+    >>> cache = EncodingCache()
+    >>> ids, ends = cache.get("b", Tokenizer.bytes_only(), "hé", "raise")
+    >>> cache.get("b", Tokenizer.bytes_only(), "hé", "raise")[0] is ids
+    True
+    """
+
+    def __init__(self):
+        self._entries = {}  # (key, policy) -> (text, ids, ends)
+
+    def get(self, key, tokenizer, text, policy):
+        hit = self._entries.get((key, policy))
+        if hit is not None and hit[0] == text:
+            return hit[1], hit[2]
+        ids = encode(tokenizer, text, policy)
+        ends = boundaries(tokenizer, ids)
+        self._entries[key, policy] = (text, ids, ends)
+        return ids, ends
+
+    def keep(self, keys):
+        """Forget the tokenizers no pane shows any more."""
+        for cache_key in [k for k in self._entries if k[0] not in keys]:
+            del self._entries[cache_key]
+
+
+def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_limit=IDS_LIMIT):
+    """Everything the compare view draws for its panes, each pane's tokens only in its window.
+
+    panes: [(key, name, Tokenizer)]; windows: [[start, stop] or None] per pane
+    (token indices; default the first WINDOW tokens). Each pane gets
+    display.py's model of its window (tokens, groups, counts, total, start,
+    stop), plus:
+    - `ids_all`: every id when there are at most `ids_limit` tokens, else None;
+    - `differs`: per token of the window, whether its boundaries differ from
+      the neighbouring pane's (`neighbour`; see `differing`); `n_differs` for all;
+    - `policies`: the count under each special-token policy;
+    - `error`: the message when this pane cannot encode the text under the
+      policy (raise and a special token's spelling), with no tokens.
+
+    >>> from bpelab.tokenizer import Tokenizer
+    >>> from bpelab.train import train
+    >>> merged = train("aaaa", num_merges=1, pretokenizer="bytes", special_tokens=()).tokenizer
+    >>> out = compare_panes([("b", "bytes", Tokenizer.bytes_only()), ("m", "aa", merged)], "aaa")
+    >>> [p["total"] for p in out["panes"]], [p["differs"] for p in out["panes"]]
+    ([3, 2], [[True, True, False], [True, False]])
+    """
+    if policy not in display.POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(display.POLICIES)}, got {policy!r}")
+    cache = cache or EncodingCache()
+    cache.keep({key for key, _name, _tok in panes})
+    windows = list(windows or [])
+    encoded = []
+    for key, _name, tokenizer in panes:
+        try:
+            encoded.append(cache.get(key, tokenizer, text, policy))
+        except display.DisplayError as error:
+            encoded.append(error)
+    out = []
+    for index, (key, name, tokenizer) in enumerate(panes):
+        got = encoded[index]
+        pane = {"key": key, "name": name, "policies": policy_counts(tokenizer, text)}
+        if isinstance(got, Exception):
+            pane.update(error=str(got), total=None, tokens=[], groups=[], ids=[], ids_all=None,
+                        differs=[], n_differs=None, neighbour=None, start=0, stop=0, counts=None)
+            out.append(pane)
+            continue
+        ids, ends = got
+        window = windows[index] if index < len(windows) and windows[index] else [0, WINDOW]
+        model = display.display_ids(tokenizer, ids, window[0], window[1], text=text)
+        pane.update(model)
+        pane["error"] = None
+        pane["ids_all"] = list(ids) if len(ids) <= ids_limit else None
+        other = neighbour(index, len(panes))
+        other_ends = None if other is None or isinstance(encoded[other], Exception) else encoded[other][1]
+        pane["neighbour"] = other if other_ends is not None else None
+        if other_ends is None:
+            pane["differs"], pane["n_differs"] = [False] * (model["stop"] - model["start"]), 0
+        else:
+            pane["differs"] = differing(ends, other_ends, model["start"], model["stop"])
+            pane["n_differs"] = differing_count(ends, other_ends)
+        out.append(pane)
+    return {"characters": len(text), "bytes": len(text.encode("utf-8", errors="surrogatepass")),
+            "words": len(text.split()), "policy": policy, "panes": out}
+
+
+# ------------------------------------------------------------------ policies
+
+
+def policy_counts(tokenizer, text):
+    """The token count under each special-token policy, or the error `raise` gives.
+
+    >>> from bpelab.tokenizer import Tokenizer
+    >>> tok = Tokenizer.bytes_only(special_tokens={"<|endoftext|>": 256})
+    >>> counts = policy_counts(tok, "a<|endoftext|>")
+    >>> counts["raise"]["tokens"], counts["allow"]["tokens"], counts["text"]["tokens"]
+    (None, 2, 14)
+    """
+    out = {}
+    for policy in display.POLICIES:
+        try:
+            out[policy] = {"tokens": len(encode(tokenizer, text, policy)), "error": None}
+        except display.DisplayError as error:
+            out[policy] = {"tokens": None, "error": str(error)}
+    out["specials_in_text"] = bool(tokenizer.special_tokens) and tokenizer._special_pattern.search(text) is not None
+    return out
+
+
+# ------------------------------------------------------------------ one token
+
+_MADE_BY = weakref.WeakKeyDictionary()  # tokenizer -> {merged id: rank}
+
+
+def _made_by(tokenizer):
+    table = _MADE_BY.get(tokenizer)
+    if table is None:
+        table = {merged: rank for rank, merged in enumerate(tokenizer._merge_result)}
+        _MADE_BY[tokenizer] = table
+    return table
+
+
+def token_detail(tokenizer, token_id):
+    """A token's id, bytes in hex, and the merge that made it: parents and rank.
+
+    For a merge-list tokenizer the rank is the merge's index; for a rank
+    table (OpenAI's .tiktoken) it is the token's rank, and the parents are
+    the two tokens BPE over the lower ranks leaves (tiktoken's own rule).
+    A single byte or a special token has no parents.
+
+    >>> from bpelab.tokenizer import Tokenizer
+    >>> tok = Tokenizer({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(97, 98)], pretokenizer="bytes")
+    >>> detail = token_detail(tok, 256)
+    >>> detail["hex"], detail["rank"], [p["id"] for p in detail["parents"]]
+    ('61 62', 0, [97, 98])
+    """
+    data = tokenizer.token_bytes(token_id)  # raises for an unknown id, naming it
+    special = token_id in set(tokenizer.special_tokens.values())
+    detail = {"id": token_id, "hex": data.hex(" ").upper(), "n_bytes": len(data),
+              "parts": display.token_parts(data), "label": token_label(display.token_parts(data)),
+              "special": special, "rank": None, "parents": None}
+    if special or len(data) == 1:
+        return detail
+    if tokenizer.merge_rule == "ranks":
+        ranks = tokenizer._ranks
+        detail["rank"] = ranks[data]
+        pieces = bpe_parts(ranks, data, max_rank=ranks[data])
+        parent_ids = [ranks[piece] for piece in pieces] if len(pieces) == 2 else None
+    else:
+        rank = _made_by(tokenizer).get(token_id)
+        detail["rank"] = rank
+        parent_ids = list(tokenizer.merges[rank]) if rank is not None else None
+    if parent_ids:
+        detail["parents"] = [{"id": p, "label": token_label(tokenizer.token_bytes(p)),
+                              "hex": tokenizer.token_bytes(p).hex(" ").upper()} for p in parent_ids]
+    return detail
+
+
+# ------------------------------------------------------------------ two trained configurations
+
+
+def _merge_bytes(tokenizer):
+    """The merges as pairs of byte strings (ids differ between layouts; bytes do not)."""
+    if tokenizer.merges is None:
+        raise ValueError(f"{tokenizer.name or 'this tokenizer'} has no merge list to compare (a rank table)")
+    vocab = tokenizer.vocab
+    return [(vocab[a], vocab[b]) for a, b in tokenizer.merges]
+
+
+def merge_diff(tok_a, tok_b, text=None, limit=DIFF_LIMIT):
+    """Where two trained configurations part: first differing merge, merges each lacks, counts on text.
+
+    Merges are compared as byte pairs, so two layouts of the same merges are
+    equal. `first_difference` is the 0-based index of the first merge that
+    differs (None when one list is a prefix of the other and they are equal
+    in length); `only_a` / `only_b` list at most `limit` merges that the other
+    configuration never learns, as {rank, left, right, label}, with exact totals.
+
+    >>> from bpelab.train import train
+    >>> a = train("low low lower", num_merges=3, special_tokens=()).tokenizer
+    >>> b = train("low low lower", num_merges=2, tie_break="smaller-id", special_tokens=()).tokenizer
+    >>> diff = merge_diff(a, b, "lower")
+    >>> diff["first_difference"], diff["at_first"]["a"]["label"], diff["at_first"]["b"]["label"], diff["tokens"]
+    (0, 'ow', 'lo', {'a': 3, 'b': 3})
+    """
+    ma, mb = _merge_bytes(tok_a), _merge_bytes(tok_b)
+    first = next((k for k, (x, y) in enumerate(zip(ma, mb)) if x != y), None)
+    if first is None and len(ma) != len(mb):
+        first = min(len(ma), len(mb))
+    set_a, set_b = set(ma), set(mb)
+
+    def listing(merges, other):
+        missing = [(rank, pair) for rank, pair in enumerate(merges) if pair not in other]
+        rows = [{"rank": rank, "left": token_label(a), "right": token_label(b), "label": token_label(a + b)}
+                for rank, (a, b) in missing[:limit]]
+        return rows, len(missing)
+
+    only_a, n_only_a = listing(ma, set_b)
+    only_b, n_only_b = listing(mb, set_a)
+    out = {
+        "merges": {"a": len(ma), "b": len(mb)},
+        "first_difference": first,
+        "at_first": None,
+        "only_a": only_a, "only_b": only_b,
+        "n_only_a": n_only_a, "n_only_b": n_only_b,
+        "shared": len(set_a & set_b),
+        "tokens": None,
+    }
+    if first is not None:
+        pick = lambda merges: ({"left": token_label(merges[first][0]), "right": token_label(merges[first][1]),
+                                "label": token_label(merges[first][0] + merges[first][1])}
+                               if first < len(merges) else None)
+        out["at_first"] = {"a": pick(ma), "b": pick(mb)}
+    if text is not None:
+        out["tokens"] = {"a": len(tok_a.encode_ordinary(text)), "b": len(tok_b.encode_ordinary(text))}
+    return out
+
+
+# ------------------------------------------------------------------ languages
+
+
+def language_table(tokenizers, texts, base=None):
+    """What a tokenizer costs each language: seed 003's table for every tokenizer and text.
+
+    tokenizers: [(name, Tokenizer)]; texts: [(code, name, text)], the same
+    passage in each language; base: the code the ratios are to (default the
+    first text). Special-token spellings are ordinary text here.
+
+    Returns {"languages": [{code, name, characters, bytes, words}],
+             "rows": [{tokenizer, code, tokens, bytes_per_token, chars_per_token, ratio}], "base": code}
+    where ratio = tokens / the base language's tokens under the same tokenizer.
+
+    >>> from bpelab.tokenizer import Tokenizer
+    >>> table = language_table([("bytes", Tokenizer.bytes_only())], [("en", "English", "ab"), ("x", "X", "é")])
+    >>> [(row["code"], row["tokens"], row["ratio"]) for row in table["rows"]]
+    [('en', 2, 1.0), ('x', 2, 1.0)]
+    """
+    if not texts:
+        raise ValueError("language_table needs at least one text")
+    codes = [code for code, _name, _text in texts]
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"language codes must be distinct, got {codes!r}")
+    base = codes[0] if base is None else base
+    if base not in codes:
+        raise ValueError(f"base {base!r} is not one of the texts' codes {codes!r}")
+    languages = [{"code": code, "name": name, "characters": len(text),
+                  "bytes": len(text.encode("utf-8", errors="surrogatepass")), "words": len(text.split())}
+                 for code, name, text in texts]
+    rows = []
+    for tok_name, tokenizer in tokenizers:
+        counts = {code: len(tokenizer.encode_ordinary(text)) for code, _name, text in texts}
+        for lang in languages:
+            n = counts[lang["code"]]
+            rows.append({
+                "tokenizer": tok_name, "code": lang["code"], "tokens": n,
+                "bytes_per_token": _ratio(lang["bytes"], n), "chars_per_token": _ratio(lang["characters"], n),
+                "ratio": _ratio(n, counts[base]),
+            })
+    return {"base": base, "languages": languages, "rows": rows}
+
+
+def language_lines(table):
+    """The language table as text, one row per language and a column group per tokenizer.
+
+    >>> from bpelab.tokenizer import Tokenizer
+    >>> table = language_table([("bytes", Tokenizer.bytes_only())], [("en", "English", "ab"), ("vi", "Vietnamese", "ế")])
+    >>> print(language_lines(table))
+    language    bytes  bytes tokens  bytes/tok  ratio
+    English         2             2       1.00  1.00x
+    Vietnamese      3             3       1.00  1.50x
+    """
+    names = list(dict.fromkeys(row["tokenizer"] for row in table["rows"]))
+    by = {(row["tokenizer"], row["code"]): row for row in table["rows"]}
+    width = max(len("language"), *(len(lang["name"]) for lang in table["languages"]))
+    head = f"{'language'.ljust(width)}  {'bytes':>5}"
+    for name in names:
+        head += f"  {name + ' tokens':>{max(8, len(name) + 7)}}  bytes/tok  ratio"
+    lines = [head]
+    for lang in table["languages"]:
+        line = f"{lang['name'].ljust(width)}  {lang['bytes']:>5,}"
+        for name in names:
+            row = by[name, lang["code"]]
+            bpt = f"{row['bytes_per_token']:.2f}" if row["bytes_per_token"] is not None else "-"
+            ratio = f"{row['ratio']:.2f}x" if row["ratio"] is not None else "-"
+            line += f"  {row['tokens']:>{max(8, len(name) + 7)},}  {bpt:>9}  {ratio:>5}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _ratio(a, b):
+    return round(a / b, 4) if b else None
