@@ -2,14 +2,36 @@
 
 Browsers refuse a module worker served as text/plain and compile wasm fastest
 when it comes as application/wasm, and Python's table varies between systems,
-so the types the site uses are fixed here. Nothing else: no CORS, no caching
-headers beyond the defaults, no directory listings outside the folder.
+so the types the site uses are fixed here. Besides that:
+
+- Caching (issue 16). Every file gets validators (ETag, Last-Modified) and
+  answers 304 to If-None-Match / If-Modified-Since. A name that carries its
+  content hash (`bpelab.<16+ hex>.zip`, the snapshot, the rank files; see
+  build_site.py) is cached for a year as immutable: new content gets a new
+  name. Everything else, index.html, embed.html, build.json, js/ and Pyodide's
+  own files, is `no-cache`: reused, but revalidated on each load (a 304).
+  Pyodide's files sit in pyodide/ without the version in the path (the worker
+  imports ../pyodide/pyodide.mjs statically), so a long max-age there could
+  serve an old runtime after an upgrade; revalidation costs one small 304 each.
+- Hardening (issue 17). A path that does not decode as UTF-8, holds a NUL, a
+  backslash or a `.`/`..` segment is answered 400; no directory is listed (a
+  folder without index.html is 404); nothing outside the folder is served, not
+  even through a symlink. Every response carries `X-Content-Type-Options:
+  nosniff` and the site's Content-Security-Policy, read from the folder's
+  index.html at start so header and page cannot drift, without `frame-ancestors`
+  (the widget must be embeddable).
 """
 
+import email.utils
 import functools
+import hashlib
+import html.parser
+import http
 import http.server
 import os
+import re
 import threading
+import urllib.parse
 
 MIME_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -21,17 +43,68 @@ MIME_TYPES = {
     ".zip": "application/zip",
     ".txt": "text/plain; charset=utf-8",
     ".tiktoken": "application/octet-stream",
+    # The worker gunzips the snapshot itself (DecompressionStream): it must arrive as the
+    # bytes on disk, never with Content-Encoding: gzip, which the browser would undo first.
+    ".gz": "application/octet-stream",
     ".svg": "image/svg+xml",
     ".png": "image/png",
     ".ico": "image/x-icon",
     "": "application/octet-stream",
 }
 
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+# A file name with a content hash: a dot, 16 to 64 lowercase hex digits, a dot (build_site.hashed_name).
+HASHED_NAME = re.compile(r"\.[0-9a-f]{16,64}\.")
+
+
+def cache_control(name):
+    """The Cache-Control for a file name: immutable when it carries its content hash.
+
+    >>> cache_control("snapshot.83a2d3c100b0efaa.bin.gz")
+    'public, max-age=31536000, immutable'
+    >>> cache_control("index.html"), cache_control("pyodide.asm.wasm")
+    ('no-cache', 'no-cache')
+    """
+    return IMMUTABLE if HASHED_NAME.search(name) else REVALIDATE
+
+
+class _MetaCSP(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.policy = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "meta" and (attrs.get("http-equiv") or "").lower() == "content-security-policy":
+            self.policy = self.policy or attrs.get("content")
+
+
+def page_policy(index_html):
+    """The Content-Security-Policy of a page's meta tag, without frame-ancestors; None if it has none.
+
+    >>> page_policy('<meta http-equiv="Content-Security-Policy" content="default-src \\'self\\'; frame-ancestors \\'none\\'">')
+    "default-src 'self'"
+    >>> page_policy("<p>no policy</p>") is None
+    True
+    """
+    parser = _MetaCSP()
+    parser.feed(index_html)
+    if not parser.policy:
+        return None
+    # A meta tag ignores frame-ancestors anyway; as a header it would stop the widget being embedded.
+    directives = [d.strip() for d in parser.policy.split(";") if d.strip()]
+    kept = [d for d in directives if d.split()[0].lower() != "frame-ancestors"]
+    return "; ".join(kept) or None
+
 
 class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
-    """SimpleHTTPRequestHandler with fixed MIME types and quiet logs."""
+    """Static files with fixed MIME types, cache validators, security headers and quiet logs."""
 
     extensions_map = MIME_TYPES
+    policy = None  # set per server by make_server
+    # Keep-alive: a page load is ~20 requests, and every response has a length.
+    protocol_version = "HTTP/1.1"
 
     def guess_type(self, path):
         _, ext = os.path.splitext(path)
@@ -42,9 +115,123 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
         if int(code) >= 400 if str(code).isdigit() else True:
             super().log_request(code, size)
 
+    def send_error(self, code, message=None, explain=None):
+        # An error may leave a request body unread; a fresh connection keeps the next request clean.
+        self.close_connection = True
+        super().send_error(code, message, explain)
 
-def make_server(directory, host="127.0.0.1", port=8000):
-    """A ThreadingHTTPServer for `directory`; port 0 picks a free port.
+    def end_headers(self):
+        # On every response, errors and 304s included.
+        self.send_header("X-Content-Type-Options", "nosniff")
+        if self.policy:
+            self.send_header("Content-Security-Policy", self.policy)
+        super().end_headers()
+
+    def _local_path(self):
+        """The file system path for the request, or (status, reason) when it must be refused."""
+        raw = urllib.parse.urlsplit(self.path).path
+        try:
+            path = urllib.parse.unquote(raw, errors="strict")
+        except UnicodeDecodeError:
+            return http.HTTPStatus.BAD_REQUEST, "the path is not UTF-8"
+        if not path.startswith("/") or "\0" in path or "\\" in path:
+            return http.HTTPStatus.BAD_REQUEST, "malformed path"
+        parts = path.split("/")[1:]
+        if any(part in (".", "..") for part in parts):
+            return http.HTTPStatus.BAD_REQUEST, "'.' and '..' are not allowed in a path"
+        root = os.path.realpath(self.directory)
+        local = os.path.join(root, *[part for part in parts if part])
+        # A symlink may not lead out of the folder.
+        real = os.path.realpath(local)
+        if real != root and not real.startswith(root + os.sep):
+            return http.HTTPStatus.NOT_FOUND, "file not found"
+        return local, path
+
+    def send_head(self):
+        local, path = self._local_path()
+        if isinstance(local, http.HTTPStatus):
+            self.send_error(local, path)
+            return None
+        if os.path.isdir(local):
+            index = os.path.join(local, "index.html")
+            if not os.path.isfile(index):
+                # No listings: a folder is served only through its index.html.
+                self.send_error(http.HTTPStatus.NOT_FOUND, "file not found")
+                return None
+            if not path.endswith("/"):
+                parts = urllib.parse.urlsplit(self.path)
+                self.send_response(http.HTTPStatus.MOVED_PERMANENTLY)
+                self.send_header("Location", urllib.parse.urlunsplit(("", "", parts.path + "/", parts.query, "")))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return None
+            local = index
+        try:
+            file = open(local, "rb")
+        except OSError:
+            self.send_error(http.HTTPStatus.NOT_FOUND, "file not found")
+            return None
+        try:
+            stat = os.fstat(file.fileno())
+            if not os.path.isfile(local):
+                raise OSError("not a regular file")
+            etag = '"' + hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:20] + '"'
+            headers = {
+                "ETag": etag,
+                "Last-Modified": self.date_time_string(int(stat.st_mtime)),
+                "Cache-Control": cache_control(os.path.basename(local)),
+            }
+            if self._not_modified(etag, stat.st_mtime):
+                file.close()
+                self.send_response(http.HTTPStatus.NOT_MODIFIED)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                return None
+            self.send_response(http.HTTPStatus.OK)
+            self.send_header("Content-Type", self.guess_type(local))
+            self.send_header("Content-Length", str(stat.st_size))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            return file
+        except Exception:
+            file.close()
+            raise
+
+    def _not_modified(self, etag, mtime):
+        """Whether the request's validators match: If-None-Match wins over If-Modified-Since (RFC 9110)."""
+        match = self.headers.get("If-None-Match")
+        if match is not None:
+            tags = [tag.strip().removeprefix("W/") for tag in match.split(",")]
+            return "*" in tags or etag in tags
+        since = self.headers.get("If-Modified-Since")
+        if since:
+            try:
+                when = email.utils.parsedate_to_datetime(since)
+            except (TypeError, ValueError, IndexError, OverflowError):
+                return False
+            if when is None:
+                return False
+            return int(mtime) <= when.timestamp()
+        return False
+
+
+class SiteServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A browser that closes a connection mid-file is normal, not worth a traceback.
+        import sys
+
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def make_server(directory, host="127.0.0.1", port=8000, handler_class=SiteRequestHandler):
+    """A threading HTTP server for `directory`; port 0 picks a free port.
 
     >>> server = make_server(".", port=0)
     >>> server.server_address[0]
@@ -54,10 +241,13 @@ def make_server(directory, host="127.0.0.1", port=8000):
     directory = os.fspath(directory)
     if not os.path.isdir(directory):
         raise ValueError(f"cannot serve {directory!r}: not a folder; build the site first (npm run build)")
-    handler = functools.partial(SiteRequestHandler, directory=directory)
-    server = http.server.ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+    policy = None
+    index = os.path.join(directory, "index.html")
+    if os.path.isfile(index):
+        with open(index, encoding="utf-8", errors="replace") as file:
+            policy = page_policy(file.read())
+    handler = type(handler_class.__name__, (handler_class,), {"policy": policy})
+    return SiteServer((host, port), functools.partial(handler, directory=directory))
 
 
 def serve_in_thread(directory, host="127.0.0.1", port=0):
