@@ -21,6 +21,8 @@ INDEX = (f'<!doctype html><html><head><meta http-equiv="Content-Security-Policy"
          f'content="{POLICY}; frame-ancestors \'none\'"></head><body>hi</body></html>')
 HASHED = "py/bpelab.0123456789abcdef.zip"
 ROOT = Path(__file__).resolve().parent.parent
+# A course page that frames the widget from another origin: a wider policy than the site's.
+DEMO_POLICY = "default-src 'self'; frame-src 'self' http: https:"
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +41,7 @@ def site(site_root):
     (root / HASHED).write_bytes(b"PK\x05\x06" + bytes(18))
     (root / "lesson").mkdir()
     (root / "lesson" / "index.html").write_text("<p>lesson</p>")
+    (root / "demo.html").write_text(f'<meta http-equiv="Content-Security-Policy" content="{DEMO_POLICY}">')
     (root / "build.json").write_text("{}\n")
     (root / "index.html").write_text(INDEX)
     (tmp_path / "secret.txt").write_text("outside")
@@ -160,6 +163,32 @@ def test_a_folder_with_an_index_is_served_through_it(site):
     assert status == 301 and headers["location"] == "/lesson/"
     status, _, body = get(site, "/lesson/")
     assert (status, body) == (200, b"<p>lesson</p>")
+
+
+def test_each_page_gets_its_own_meta_policy_and_other_files_the_sites(site):
+    # Two policies intersect: the site's default-src 'self' would block the demo's frames.
+    assert get(site, "/demo.html")[1]["content-security-policy"] == DEMO_POLICY
+    # A page without a meta policy gets none; a worker script or data file gets the site's.
+    assert "content-security-policy" not in get(site, "/lesson/")[1]
+    assert get(site, "/js/app.js")[1]["content-security-policy"] == POLICY
+    assert get(site, "/" + HASHED)[1]["content-security-policy"] == POLICY
+    _, headers, _ = get(site, "/demo.html")
+    assert get(site, "/demo.html", headers={"If-None-Match": headers["etag"]})[1]["content-security-policy"] == DEMO_POLICY
+
+
+def test_a_keep_alive_connection_does_not_carry_a_pages_policy_over(site):
+    host, port, _ = site
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        policies = []
+        for path in ("/demo.html", "/js/app.js", "/nope.js"):
+            connection.request("GET", path)
+            response = connection.getresponse()
+            response.read()
+            policies.append(response.getheader("Content-Security-Policy"))
+    finally:
+        connection.close()
+    assert policies == [DEMO_POLICY, POLICY, POLICY]
 
 
 def test_a_symlink_out_of_the_folder_is_not_followed(site):

@@ -17,9 +17,13 @@ so the types the site uses are fixed here. Besides that:
   backslash or a `.`/`..` segment is answered 400; no directory is listed (a
   folder without index.html is 404); nothing outside the folder is served, not
   even through a symlink. Every response carries `X-Content-Type-Options:
-  nosniff` and the site's Content-Security-Policy, read from the folder's
-  index.html at start so header and page cannot drift, without `frame-ancestors`
-  (the widget must be embeddable).
+  nosniff` and a Content-Security-Policy without `frame-ancestors` (the widget
+  must be embeddable). An HTML page gets the policy of its own meta tag (none
+  if it has none), so header and page cannot drift and a page with a wider
+  policy, like demo/lesson.html that frames the widget from another origin, is
+  not narrowed by the site's (two policies intersect). Everything else, the
+  worker script above all (a worker obeys its own response's policy, not the
+  page's), gets the site's policy: index.html's, read at start.
 """
 
 import email.utils
@@ -102,7 +106,8 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
     """Static files with fixed MIME types, cache validators, security headers and quiet logs."""
 
     extensions_map = MIME_TYPES
-    policy = None  # set per server by make_server
+    policy = None  # the site's policy (index.html's), set per server by make_server
+    page_policies = None  # {path: (mtime_ns, policy)} of the HTML pages served, set by make_server
     # Keep-alive: a page load is ~20 requests, and every response has a length.
     protocol_version = "HTTP/1.1"
 
@@ -115,6 +120,11 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
         if int(code) >= 400 if str(code).isdigit() else True:
             super().log_request(code, size)
 
+    def parse_request(self):
+        # One handler serves every request of a keep-alive connection: start each from the site's policy.
+        self._policy = self.policy
+        return super().parse_request()
+
     def send_error(self, code, message=None, explain=None):
         # An error may leave a request body unread; a fresh connection keeps the next request clean.
         self.close_connection = True
@@ -123,9 +133,20 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self):
         # On every response, errors and 304s included.
         self.send_header("X-Content-Type-Options", "nosniff")
-        if self.policy:
-            self.send_header("Content-Security-Policy", self.policy)
+        policy = getattr(self, "_policy", self.policy)  # a request line too bad to parse has none yet
+        if policy:
+            self.send_header("Content-Security-Policy", policy)
         super().end_headers()
+
+    def _page_policy(self, local, stat):
+        """The policy of an HTML page's own meta tag, cached until the file changes."""
+        cached = self.page_policies.get(local)
+        if cached and cached[0] == stat.st_mtime_ns:
+            return cached[1]
+        with open(local, encoding="utf-8", errors="replace") as file:
+            policy = page_policy(file.read())
+        self.page_policies[local] = (stat.st_mtime_ns, policy)
+        return policy
 
     def _local_path(self):
         """The file system path for the request, or (status, reason) when it must be refused."""
@@ -175,6 +196,8 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
             stat = os.fstat(file.fileno())
             if not os.path.isfile(local):
                 raise OSError("not a regular file")
+            if local.endswith(".html"):
+                self._policy = self._page_policy(local, stat)
             etag = '"' + hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:20] + '"'
             headers = {
                 "ETag": etag,
@@ -246,7 +269,7 @@ def make_server(directory, host="127.0.0.1", port=8000, handler_class=SiteReques
     if os.path.isfile(index):
         with open(index, encoding="utf-8", errors="replace") as file:
             policy = page_policy(file.read())
-    handler = type(handler_class.__name__, (handler_class,), {"policy": policy})
+    handler = type(handler_class.__name__, (handler_class,), {"policy": policy, "page_policies": {}})
     return SiteServer((host, port), functools.partial(handler, directory=directory))
 
 
