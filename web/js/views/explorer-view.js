@@ -1,0 +1,394 @@
+// <bpe-explorer-view>: watch training one merge at a time (issue 13). Step k is the state after
+// k merges; step 0 is the bytes. Python builds every number (explore.py, worker requests
+// explore_step, explore_judge, explore_token, explore_trace); this view asks and draws, and
+// updates its nodes in place when the step changes.
+//
+// Params (#/explore?…): step, predict ("1"), speed (steps per second), at (the window's first
+// character), trace (the trace box's text); and, when the view trains for itself (a link or the
+// embed), sample or text with the training settings' short keys (settings.js).
+// Events: bpe-params; bpe-state {view: "explorer", step, steps, and for step >= 1 pair, merged,
+// count, tokens}; bpe-answer {step, correct} in predict mode.
+// Commands (the embed): "step" {step}, "play", "pause", "text" {text}.
+import { store } from "../store.js";
+import { el } from "../dom.js";
+import { ownParams, trainOwn } from "./explorer-train.js";
+import { StepRender } from "./explorer-render.js";
+import { TextWindow } from "./explorer-window.js";
+import { TraceBox } from "./explorer-trace.js";
+import { showProvenance } from "../components/provenance.js";
+
+const WINDOW = 1500;  // characters of the training text drawn at once
+const SPEEDS = [0.5, 1, 2, 4, 8, 16];
+const CACHE = 64;  // step views kept, for stepping back and forth
+
+function ensureCss() {
+  if (document.querySelector("link[data-explorer-css]")) return;
+  document.head.append(el("link", { rel: "stylesheet", href: new URL("../../css/explorer.css", import.meta.url).href, dataset: { explorerCss: "" } }));
+}
+
+class ExplorerView extends HTMLElement {
+  constructor() {
+    super();
+    this.ready = new Promise((resolve) => { this._built = resolve; });
+    this.handle = null;
+    this.k = 0;
+    this.steps = 0;
+    this.view = null;        // the step view on show
+    this.predict = false;
+    this.answered = false;
+    this.speed = 2;
+    this.at = 0;
+    this.playing = false;
+    this.own = null;         // {key, handle, params} when this view trained for itself
+    this.cache = new Map();  // `${handle}|${k}|${at}` -> explore_step result
+    this.target = null;
+    this.loading = null;
+    this.onKey = (event) => this.key(event);
+  }
+
+  connectedCallback() {
+    document.addEventListener("keydown", this.onKey);
+    if (this._started) return;
+    this._started = true;
+    ensureCss();
+    this.build();
+    store.addEventListener("tokenizers", () => this.fillSelect());
+    // A run from the Train view: show it (a run of this view's own is shown by applyParams).
+    store.addEventListener("trained", ({ detail }) => { if (!this.own && !this.training && this.isConnected) this.use(detail.handle, 0); });
+    for (const type of ["restart", "released"]) store.addEventListener(type, () => this.lost());
+    this._built();
+  }
+
+  disconnectedCallback() {
+    document.removeEventListener("keydown", this.onKey);
+    this.pause();
+  }
+
+  build() {
+    const ui = this.ui = {};
+    ui.select = el("select", { id: "explorer-tokenizer", onchange: () => this.use(ui.select.value, 0) });
+    ui.source = el("span", { className: "meta" });
+    ui.example = el("button", { type: "button", className: "primary", onclick: () => this.workedExample() }, "Explore the worked example (seed 003)");
+    ui.empty = el("div", { className: "explorer-empty", hidden: true },
+      el("p", {}, "Train a tokenizer in the Train view first, then come back here to watch it learn one merge at a time. Or:"), ui.example);
+    ui.status = el("p", { className: "meta", role: "status" });
+    const button = (label, aria, onclick) => el("button", { type: "button", className: "secondary", "aria-label": aria, onclick }, label);
+    ui.first = button("⇤ First", "First step (Home)", () => this.go(0));
+    ui.back = button("◀ Back", "Step back (left arrow)", () => this.go(this.k - 1));
+    ui.play = el("button", { type: "button", className: "primary", "aria-pressed": "false", onclick: () => this.toggle() }, "▶ Play");
+    ui.forward = button("Forward ▶", "Step forward (right arrow)", () => this.go(this.k + 1));
+    ui.last = button("Last ⇥", "Last step (End)", () => this.go(this.steps));
+    ui.slider = el("input", { type: "range", id: "explorer-step", min: "0", max: "0", value: "0", step: "1" });
+    ui.slider.addEventListener("input", () => this.go(Number(ui.slider.value)));
+    ui.out = el("output", { for: "explorer-step", className: "step-out" }, "0 of 0");
+    ui.speed = el("select", { id: "explorer-speed", onchange: () => { this.speed = Number(ui.speed.value); this.changed(); } },
+      SPEEDS.map((s) => el("option", { value: String(s) }, `${s} per second`)));
+    ui.predict = el("input", { type: "checkbox", id: "explorer-predict", onchange: () => this.setPredict(ui.predict.checked) });
+    ui.useStep = el("button", { type: "button", className: "link", onclick: () => this.useStepElsewhere() }, "Use this step in Encode and Compare");
+    ui.answer = el("p", { className: "predict-answer", "aria-live": "polite", hidden: true });
+    ui.controls = el("div", { className: "explorer-controls", role: "group", "aria-label": "Step through training" },
+      el("div", { className: "row wrap" }, ui.first, ui.back, ui.play, ui.forward, ui.last),
+      el("div", { className: "row wrap slider-row" }, el("label", { for: "explorer-step" }, "Step"), ui.slider, ui.out),
+      el("div", { className: "row wrap" }, el("label", { for: "explorer-speed" }, "Speed"), ui.speed,
+        el("label", { className: "radio" }, ui.predict, " Predict mode: guess each merge before it is shown"), ui.useStep));
+    ui.keys = el("p", { className: "hint shortcuts" },
+      "Keys: ← and → step back and forward, Home and End go to the first and last step, Space plays or pauses, P turns predict mode on or off. "
+      + "In the text, ← and → move between tokens and Enter shows where one came from.");
+    this.render = new StepRender({ onPick: (row) => this.guess(row), onToken: (id) => this.provenance(id) });
+    this.window = new TextWindow({ size: WINDOW, onSelect: (id) => this.provenance(id), onMove: (start) => { this.at = start; this.go(this.k, { force: true }); this.changed(); } });
+    this.trace = new TraceBox({
+      request: (text, atStep) => store.request("explore_trace", { handle: this.handle, text, merges: atStep ? this.k : null }),
+      onToken: (id) => this.provenance(id), onChange: () => this.changed(),
+    });
+    ui.main = el("div", { className: "explorer-main", hidden: true },
+      ui.controls, ui.keys, ui.answer, this.render.summary, this.render.stats,
+      el("div", { className: "explorer-grid" }, this.render.nextSection, this.render.mergeSection),
+      this.window.node);
+    this.append(el("section", { className: "panel explorer", "aria-labelledby": "explorer-title" },
+      el("h2", { id: "explorer-title" }, "Merge explorer"),
+      el("p", { className: "row wrap explorer-source" }, el("label", { for: "explorer-tokenizer" }, "Tokenizer"), ui.select, ui.source),
+      ui.status, ui.empty, ui.main), this.trace.node);
+    this.dataset.state = "empty";
+  }
+
+  // ------------------------------------------------------------------ params, commands
+
+  get params() {
+    const out = { ...(this.own ? this.own.params : {}), step: String(this.k) };
+    if (this.predict) out.predict = "1";
+    if (this.speed !== 2) out.speed = String(this.speed);
+    if (this.at) out.at = String(this.at);
+    if (this.trace.text !== "lowest") out.trace = this.trace.text;
+    return out;
+  }
+
+  async applyParams(params) {
+    await this.ready;
+    if (SPEEDS.includes(Number(params.speed))) this.speed = Number(params.speed);
+    this.ui.speed.value = String(this.speed);
+    this.at = Math.max(0, Number.parseInt(params.at, 10) || 0);
+    if (params.trace !== undefined) this.trace.text = params.trace;
+    this.setPredict(params.predict === "1", { quiet: true });
+    const step = Math.max(0, Number.parseInt(params.step, 10) || 0);
+    try {
+      let handle;
+      if (params.sample !== undefined || params.text !== undefined) handle = await this.trainFrom(params);
+      else handle = store.trained || store.current || (this.handle && store.tokenizers.has(this.handle) ? this.handle : null);
+      if (!handle) return this.showEmpty();
+      await this.use(handle, step);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  async command(action, args = {}) {
+    await this.ready;
+    if (action === "step") {
+      if (!Number.isInteger(args.step) || args.step < 0) throw new Error(`step needs args.step, a whole number of at least 0; got ${JSON.stringify(args.step)}`);
+      if (!this.handle) throw new Error("there is no tokenizer to step through yet");
+      if (args.step > this.steps) throw new Error(`step ${args.step} is past the last step, ${this.steps}`);
+      return this.go(args.step);
+    }
+    if (action === "play") return this.play();
+    if (action === "pause") return this.pause();
+    if (action === "text") {
+      if (typeof args.text !== "string" || !args.text) throw new Error(`text needs args.text, a non-empty string; got ${JSON.stringify(args.text)}`);
+      const params = { ...(this.own ? this.own.params : {}), text: args.text };
+      delete params.sample;
+      const handle = await this.trainFrom(params);
+      return this.use(handle, 0);
+    }
+    throw new Error(`the explorer does not support ${JSON.stringify(action)}; it supports "step", "play", "pause" and "text"`);
+  }
+
+  changed() {
+    this.dispatchEvent(new CustomEvent("bpe-params", { bubbles: true }));
+  }
+
+  // ------------------------------------------------------------------ tokenizers
+
+  /** Train on a sample or a text from params (a link, the embed), unless this exact run is already here. */
+  async trainFrom(params) {
+    const own = ownParams(params);
+    const key = JSON.stringify(own);
+    if (this.own && this.own.key === key && store.tokenizers.has(this.own.handle)) return this.own.handle;
+    this.setState("training", "Training with every step recorded…");
+    this.training = true;
+    try {
+      const handle = await trainOwn(own, (text) => { this.ui.status.textContent = text; });
+      this.own = { key, handle, params: own };
+      return handle;
+    } finally {
+      this.training = false;
+    }
+  }
+
+  async workedExample() {
+    const handle = await this.trainFrom({ sample: "seed003-low-lower" }).catch((error) => this.fail(error));
+    if (handle) { await this.use(handle, 0); this.changed(); }
+  }
+
+  fillSelect() {
+    const options = [...store.tokenizers.values()].map((t) =>
+      el("option", { value: t.handle }, `${t.name} (${t.source}, ${t.n_merges.toLocaleString("en-US")} merges)`));
+    this.ui.select.replaceChildren(...options);
+    if (this.handle) this.ui.select.value = this.handle;
+  }
+
+  /** Show tokenizer `handle` from step k. */
+  async use(handle, k) {
+    if (!store.tokenizers.has(handle)) return this.showEmpty();
+    this.pause();
+    if (handle !== this.handle) { this.cache.clear(); this.answered = false; this.ui.answer.hidden = true; }
+    this.handle = handle;
+    const info = store.tokenizers.get(handle);
+    this.steps = info.n_merges;
+    this.fillSelect();
+    this.ui.source.textContent = info.source === "trained"
+      ? `trained on ${info.corpus ? info.corpus.characters.toLocaleString("en-US") : "?"} characters, tie-break ${info.settings ? info.settings.tie_break : "?"}`
+      : `${info.source}: merges only, no training counts`;
+    this.ui.empty.hidden = true;
+    this.ui.main.hidden = false;
+    this.target = null;
+    this.shown = null;
+    await this.go(k, { force: true });
+    this.trace.run();
+  }
+
+  showEmpty() {
+    this.handle = null;
+    this.ui.main.hidden = true;
+    this.ui.empty.hidden = false;
+    this.setState("empty", "");
+  }
+
+  lost() {
+    this.pause();
+    this.cache.clear();
+    this.handle = null;
+    const own = this.own;
+    this.own = null;
+    if (own && this.isConnected && !this.closest(".embed-view, [data-embed]")) {
+      // Python restarted: every handle is gone. Train the same text again and come back to this step.
+      const params = { ...own.params, step: String(this.k) };
+      store.ready.then(() => this.applyParams(params));
+    } else {
+      this.showEmpty();
+    }
+  }
+
+  setState(state, text) {
+    this.dataset.state = state;
+    this.ui.status.textContent = text;
+  }
+
+  fail(error) {
+    this.setState("error", "");
+    this.ui.status.textContent = `The explorer could not continue: ${error.message || error}`;
+  }
+
+  provenance(id) {
+    if (this.handle) showProvenance(store, this.handle, id);
+  }
+
+  async useStepElsewhere() {
+    const handle = await store.atMerges(this.handle, this.k);
+    store.setCurrent(handle);
+    this.ui.status.textContent = `Encode and Compare now use this tokenizer after its first ${this.k} merges.`;
+  }
+
+  // ------------------------------------------------------------------ stepping
+
+  /** Show step k (clamped); overlapping calls coalesce: only the latest target is drawn. */
+  go(k, { force = false } = {}) {
+    if (!this.handle) return Promise.resolve();
+    k = Math.max(0, Math.min(Number.isFinite(k) ? k : 0, this.steps));
+    if (force) this.shown = null;
+    this.target = k;
+    if (!this.loading) {
+      this.loading = (async () => {
+        while (this.handle && this.target !== this.shown) {
+          const want = this.target;
+          const handle = this.handle;
+          const data = await this.fetchStep(handle, want);
+          if (handle !== this.handle) continue;
+          this.draw(data);
+          this.shown = want;
+        }
+      })().catch((error) => this.fail(error)).finally(() => { this.loading = null; });
+    }
+    return this.loading;
+  }
+
+  async fetchStep(handle, k) {
+    const key = `${handle}|${k}|${this.at}`;
+    if (this.cache.has(key)) return this.cache.get(key);
+    const info = store.tokenizers.get(handle);
+    const window = info && info.source === "trained" ? { start: this.at, size: WINDOW } : null;
+    const data = await store.request("explore_step", { handle, step: k, window });
+    if (this.cache.size >= CACHE) this.cache.delete(this.cache.keys().next().value);
+    this.cache.set(key, data);
+    return data;
+  }
+
+  draw({ view, window }) {
+    const stepChanged = view.step !== this.k;
+    this.k = view.step;
+    this.steps = view.steps;
+    this.view = view;
+    if (stepChanged) this.answered = false;
+    this.render.update(view, { predict: this.predict, answered: this.answered });
+    this.window.node.hidden = !window;
+    if (window) this.window.update(window);
+    const ui = this.ui;
+    ui.slider.max = String(view.steps);
+    ui.slider.value = String(view.step);
+    ui.slider.setAttribute("aria-valuetext", `step ${view.step} of ${view.steps}`);
+    ui.out.textContent = `${view.step.toLocaleString("en-US")} of ${view.steps.toLocaleString("en-US")}`;
+    ui.first.disabled = ui.back.disabled = view.step === 0;
+    ui.forward.disabled = ui.last.disabled = view.step === view.steps;
+    ui.predict.disabled = !view.has_counts;
+    // While playing, the summary is not read out at every step.
+    this.render.summary.setAttribute("aria-live", this.playing ? "off" : "polite");
+    this.setState("ready", "");
+    this.dataset.step = String(view.step);
+    const m = view.merge;
+    const detail = { view: "explorer", step: view.step, steps: view.steps };
+    if (m) Object.assign(detail, { pair: m.pair, merged: m.id, count: m.count ?? null, tokens: view.tokens ?? null });
+    this.dispatchEvent(new CustomEvent("bpe-state", { bubbles: true, detail }));
+    if (!this.playing) this.changed();
+  }
+
+  // ------------------------------------------------------------------ play, predict, keys
+
+  toggle() {
+    return this.playing ? this.pause() : this.play();
+  }
+
+  async play() {
+    if (this.playing || !this.handle) return;
+    if (this.k >= this.steps) await this.go(0);
+    this.playing = true;
+    this.ui.play.textContent = "⏸ Pause";
+    this.ui.play.setAttribute("aria-pressed", "true");
+    this.dataset.playing = "";
+    while (this.playing && this.k < this.steps) {
+      await new Promise((resolve) => setTimeout(resolve, 1000 / this.speed));
+      if (!this.playing) break;
+      await this.go(this.k + 1);
+    }
+    this.pause();
+  }
+
+  pause() {
+    if (!this.playing) return;
+    this.playing = false;
+    this.ui.play.textContent = "▶ Play";
+    this.ui.play.setAttribute("aria-pressed", "false");
+    delete this.dataset.playing;
+    this.changed();
+  }
+
+  setPredict(on, { quiet = false } = {}) {
+    this.predict = on;
+    this.ui.predict.checked = on;
+    this.answered = false;
+    this.ui.answer.hidden = true;
+    if (this.view) this.render.update(this.view, { predict: on, answered: false });
+    if (!quiet) this.changed();
+  }
+
+  async guess(row) {
+    if (!this.view || !this.view.next) return;
+    const step = this.k;
+    const verdict = await store.request("explore_judge", { handle: this.handle, step, pair: row.pair });
+    this.answered = true;
+    const ui = this.ui;
+    ui.answer.hidden = false;
+    ui.answer.className = `predict-answer alert ${verdict.correct ? "ok" : "error"}`;
+    ui.answer.dataset.correct = String(verdict.correct);
+    ui.answer.textContent = verdict.text;
+    this.dispatchEvent(new CustomEvent("bpe-answer", { bubbles: true, detail: { step: verdict.step, correct: verdict.correct } }));
+    await this.go(step + 1);
+    this.answered = false;
+  }
+
+  key(event) {
+    if (this.hidden || !this.handle || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+    const target = event.target;
+    if (!(target === document.body || this.contains(target))) return;
+    if (target.closest && target.closest("input, select, textarea, [contenteditable], dialog, .text-window")) return;
+    const actions = {
+      ArrowRight: () => this.go(this.k + 1), ArrowLeft: () => this.go(this.k - 1),
+      Home: () => this.go(0), End: () => this.go(this.steps),
+      p: () => this.setPredict(!this.predict), P: () => this.setPredict(!this.predict),
+    };
+    if (event.key === " " && !(target.closest && target.closest("button, a"))) actions[" "] = () => this.toggle();
+    const action = actions[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  }
+}
+
+customElements.define("bpe-explorer-view", ExplorerView);

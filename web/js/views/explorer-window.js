@@ -1,0 +1,126 @@
+// The explorer's window on the training text: one span per character, built when the window
+// moves; each step only changes classes (token starts, alternating shades), so tokens fuse in
+// place. Python encodes only the window's pre-tokens at step k and sends token groups
+// [first, end, [ids]] (tokens that split a character share a group).
+import { el } from "../dom.js";
+
+const SHOWN = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
+
+export class TextWindow {
+  /** onSelect(id) opens a token's provenance; onMove(start) asks for another part of the text. */
+  constructor({ onSelect, onMove, size }) {
+    this.onSelect = onSelect;
+    this.onMove = onMove;
+    this.size = size;
+    this.chars = [];       // span per code point of the window text
+    this.text = null;
+    this.start = -1;
+    this.groups = [];
+    this.groupOf = null;   // char index -> group index
+    this.cursor = 0;       // the group the keyboard is on
+    this.info = el("p", { className: "meta window-info" });
+    this.earlier = el("button", { type: "button", className: "secondary", onclick: () => this.onMove(Math.max(0, this.start - this.size)) }, "Earlier text");
+    this.later = el("button", { type: "button", className: "secondary", onclick: () => this.onMove(this.end) }, "Later text");
+    this.body = el("div", {
+      className: "text-window", tabindex: "0", role: "group",
+      "aria-label": "The training text at this step; arrow keys move between tokens, Enter shows where one came from",
+      onclick: (event) => this.click(event), onkeydown: (event) => this.key(event),
+      onfocus: () => { this.markCursor(); this.said.textContent = this.describe(this.cursor); },
+      onblur: () => this.markCursor(),
+    });
+    this.said = el("p", { className: "meta window-said", "aria-live": "polite" });
+    this.node = el("section", { className: "explorer-window", "aria-labelledby": "explorer-window-title" },
+      el("h3", { id: "explorer-window-title" }, "The text at this step"),
+      el("div", { className: "row wrap" }, this.info, this.earlier, this.later),
+      this.body, this.said);
+  }
+
+  /** Draw the window `win` (explore_step's window); rebuilds characters only when the text moved. */
+  update(win) {
+    if (win.start !== this.start || win.text !== this.text) this.build(win);
+    this.groups = win.groups;
+    const n = this.chars.length;
+    const groupOf = new Int32Array(n);
+    win.groups.forEach(([first, end], i) => {
+      for (let c = first; c < end && c < n; c++) {
+        groupOf[c] = i;
+        this.chars[c].className = `c ${i % 2 ? "odd" : "even"}${c === first ? " s" : ""}`;
+      }
+    });
+    this.groupOf = groupOf;
+    this.cursor = Math.min(this.cursor, Math.max(0, win.groups.length - 1));
+    this.markCursor();
+    this.info.textContent = `Characters ${(win.start + 1).toLocaleString("en-US")} to ${win.end.toLocaleString("en-US")} of `
+      + `${win.length.toLocaleString("en-US")}: ${win.tokens.toLocaleString("en-US")} tokens at step ${win.step}.`;
+  }
+
+  build(win) {
+    this.text = win.text;
+    this.start = win.start;
+    this.end = win.end;
+    this.earlier.disabled = win.start === 0;
+    this.later.disabled = win.end >= win.length;
+    const chars = [];
+    const nodes = [];
+    for (const ch of win.text) {  // code points, as Python counts them
+      const span = document.createElement("span");
+      span.dataset.i = String(chars.length);
+      if (SHOWN[ch]) {
+        span.textContent = SHOWN[ch];
+        span.dataset.ws = "";  // an attribute, not a class: each step rewrites the classes
+      } else {
+        span.textContent = ch;
+      }
+      chars.push(span);
+      nodes.push(span);
+      if (ch === "\n") nodes.push(document.createElement("br"));
+    }
+    this.chars = chars;
+    this.body.replaceChildren(...nodes);
+    this.cursor = 0;
+  }
+
+  idsOf(group) {
+    return this.groups[group] ? this.groups[group][2] : [];
+  }
+
+  describe(group) {
+    const g = this.groups[group];
+    if (!g) return "";
+    const text = [...this.text].slice(g[0], g[1]).join("").replace(/[ \n\t\r]/g, (c) => SHOWN[c]);
+    return `Token ${group + 1} of ${this.groups.length}: ${text} (id ${g[2].join(" + ")})`;
+  }
+
+  click(event) {
+    const span = event.target.closest("span[data-i]");
+    if (!span || !this.groupOf) return;
+    this.cursor = this.groupOf[Number(span.dataset.i)];
+    this.markCursor();
+    const ids = this.idsOf(this.cursor);
+    if (ids.length) this.onSelect(ids[0]);
+  }
+
+  key(event) {
+    if (!this.groups.length) return;
+    const moves = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 10, ArrowUp: -10 };
+    if (event.key in moves) {
+      this.cursor = Math.min(this.groups.length - 1, Math.max(0, this.cursor + moves[event.key]));
+      this.markCursor();
+      this.said.textContent = this.describe(this.cursor);
+      event.preventDefault();
+      event.stopPropagation();  // the view's own arrow keys step through training
+    } else if (event.key === "Enter" || event.key === " ") {
+      const ids = this.idsOf(this.cursor);
+      if (ids.length) this.onSelect(ids[0]);
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }
+
+  markCursor() {
+    this.body.querySelectorAll(".cur").forEach((node) => node.classList.remove("cur"));
+    const g = this.groups[this.cursor];
+    if (!g || this.body !== document.activeElement) return;
+    for (let c = g[0]; c < g[1] && c < this.chars.length; c++) this.chars[c].classList.add("cur");
+  }
+}
