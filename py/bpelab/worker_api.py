@@ -569,6 +569,31 @@ _HANDLERS["language_table"] = _language_table
 _HANDLERS["bytes_tokenizer"] = _bytes_tokenizer
 
 
+# ---------------------------------------------------------------- display, vocabulary, bundle (issue 12)
+
+
+def _display_request(payload, progress):
+    """The token display model (bpelab.display) of payload.text, or of payload.ids, for one tokenizer."""
+    from . import display
+
+    entry = _entry(payload)
+    start = payload.get("start")
+    stop = payload.get("stop")
+    if "ids" in payload:
+        ids = payload["ids"]
+        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            raise RequestError(f"display: ids must be a list of whole numbers, got {str(ids)[:60]}")
+        model = display.display_ids(entry.tokenizer, ids, start, stop)
+    else:
+        text = _text(payload, "text")
+        model = display.display_text(entry.tokenizer, text, payload.get("policy", "raise"), start, stop)
+    model["handle"] = payload["handle"]
+    return model
+
+
+_HANDLERS["display"] = _display_request
+
+
 def handle(kind, payload_json, progress=None):
     """Answer one request; always returns JSON {"ok": true, "result"} or {"ok": false, "error"}.
 

@@ -18,7 +18,7 @@ SOURCES = sorted(p for p in WEB.rglob("*") if p.suffix in (".js", ".mjs", ".html
 
 def test_the_web_folder_has_sources():
     names = {p.relative_to(WEB).as_posix() for p in SOURCES}
-    assert {"index.html", "js/main.js", "js/worker.js", "samples/index.json"} <= names
+    assert {"index.html", "js/app.js", "js/store.js", "js/views/train-view.js", "js/worker.js", "samples/index.json"} <= names
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.relative_to(WEB).as_posix())

@@ -39,12 +39,13 @@ def test_boot_goes_through_named_stages_to_ready(fresh_site):
 
 def test_a_failed_boot_says_why_and_restart_recovers(fresh_site):
     page = fresh_site.page
-    page.route("**/py/bpelab.zip*", lambda route: route.fulfill(status=404, body="gone"))
+    # build.json is the worker's first fetch, in a snapshot boot and in the full start-up alike.
+    page.route("**/build.json*", lambda route: route.fulfill(status=404, body="gone"))
     page.goto(fresh_site.url)
     expect(page.locator("#app")).to_have_attribute("data-state", "error", timeout=60_000)
-    expect(page.locator("#fatal")).to_contain_text("Python could not start: could not load /py/bpelab.zip: HTTP 404")
+    expect(page.locator("#fatal")).to_contain_text("Python could not start: could not load /build.json: HTTP 404")
     expect(page.locator("#train")).to_be_disabled()
-    page.unroute("**/py/bpelab.zip*")
+    page.unroute("**/build.json*")
     page.locator("#restart").click()
     fresh_site.wait_ready()
     expect(page.locator("#fatal")).to_be_hidden()
@@ -485,7 +486,7 @@ def test_copy_link_carries_the_pasted_text_like_the_address_bar(site):
     page.locator("#copy-link").click()
     expect(page.locator("#copy-status")).to_have_text("Link copied.")
     copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied.endswith("#mode=merges&size=5&text=my%20pasted%20text"), copied
+    assert copied.endswith("#/train?mode=merges&size=5&text=my%20pasted%20text"), copied
     page.locator("#clear-text").click()
     site.set_hash("")
 
@@ -553,7 +554,8 @@ def test_a_pattern_that_backtracks_for_ever_restarts_python_with_a_message(site)
     page.select_option("#pretokenizer", "custom")
     page.locator("#pattern").fill("(a+)+b|a")  # exponential in re on a run of a's with no b
     check = page.locator("#pattern-check")
-    expect(check).to_contain_text("took over 3 s, so Python was restarted", timeout=15_000)
+    # Python either refuses the pattern after a short probe, or the page restarts it after 3 s.
+    expect(check).to_contain_text(re.compile(r"took over 3 s, so Python was restarted|backtracks catastrophically"), timeout=15_000)
     expect(page.locator("#pattern")).to_have_attribute("aria-invalid", "true")
     site.wait_ready(BOOT_TIMEOUT_MS)
     page.locator("#pattern").fill("a+")

@@ -36,9 +36,9 @@ function intIn(value, lo, hi, fallback) {
   return Number.isInteger(n) && n >= lo && n <= hi ? n : fallback;
 }
 
-/** Settings from a location.hash string; unknown or invalid values fall back to the defaults. */
+/** Settings from a location.hash string or a params object; unknown or invalid values fall back to the defaults. */
 export function fromHash(hash) {
-  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  const params = typeof hash === "string" ? new URLSearchParams(hash.replace(/^#/, "")) : new URLSearchParams(hash);
   const s = { ...DEFAULTS, special_tokens: [...DEFAULTS.special_tokens] };
   const get = (name) => params.get(KEYS[name]);
   if (["vocab", "merges"].includes(get("size_mode"))) s.size_mode = get("size_mode");
@@ -58,13 +58,14 @@ export function fromHash(hash) {
   if (params.has(KEYS.separator_text)) s.separator_text = get("separator_text");
   if (ID_LAYOUTS.includes(get("id_layout"))) s.id_layout = get("id_layout");
   if (params.has(KEYS.sample)) s.sample = get("sample");
-  s.limit = intIn(get("limit"), 1, 1e9, s.limit);
+  // A link may only lower the limit (tests, course pages), never raise it.
+  s.limit = intIn(get("limit"), 1, DEFAULT_CHAR_LIMIT, s.limit);
   return s;
 }
 
-/** The hash for these settings; defaults are left out so links stay short. */
-export function toHash(settings) {
-  const params = new URLSearchParams();
+/** The params for these settings, {short key: string}; defaults are left out so links stay short. */
+export function toParams(settings) {
+  const params = new Map();
   for (const [name, key] of Object.entries(KEYS)) {
     const value = settings[name];
     const fallback = DEFAULTS[name];
@@ -78,7 +79,12 @@ export function toHash(settings) {
       params.set(key, String(value));
     }
   }
-  const text = params.toString();
+  return Object.fromEntries(params);
+}
+
+/** The hash for these settings (the form older links have: no route). */
+export function toHash(settings) {
+  const text = new URLSearchParams(toParams(settings)).toString();
   return text ? `#${text}` : "";
 }
 

@@ -1,0 +1,184 @@
+// The shell: boot status, navigation between views, and a router on
+// location.hash (#/train?size=…, #/encode?…). It mounts one view at a time;
+// views already shown stay in the page (hidden), so their work is kept.
+// Views talk to each other only through the store.
+import { store } from "./store.js";
+import { VIEWS, DEFAULT_ROUTE, parseHash, makeHash } from "./views.js";
+import { el, show, hide } from "./dom.js";
+import "./components/share-link.js";
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  app: $("app"), status: $("status"), bootProgress: $("boot-progress"), restart: $("restart"),
+  fatal: $("fatal"), nav: $("nav"), main: $("view"), versions: $("versions"), share: $("share"),
+};
+// "Copy link" for the view on screen (the Train view has its own, beside Train).
+const share = document.createElement("bpe-share-link");
+ui.share.append(share);
+
+const BOOT_NAMES = {
+  config: "reading the build", runtime: "loading Python (Pyodide)", package: "loading the bpelab package",
+  import: "importing bpelab", snapshot: "restoring Python from a snapshot",
+};
+const RUN_NAMES = { train: "training", export: "writing the files", import: "importing files", report: "measuring compression" };
+
+const app = {
+  route: null,       // the route on show
+  mounted: new Map(), // route -> element (or a "coming" placeholder)
+  params: new Map(),  // route -> its last params, for the nav links
+  writingHash: "",    // the hash this shell wrote itself (its hashchange is not a navigation)
+  bootTimes: [],
+};
+
+// ------------------------------------------------------------------ status
+
+store.addEventListener("boot", ({ detail }) => {
+  app.bootTimes.push([detail.stage, Math.round(performance.now())]);
+  ui.status.textContent = `Starting Python… step ${detail.step} of ${detail.steps}: ${BOOT_NAMES[detail.stage] || detail.stage}`;
+  ui.bootProgress.value = detail.step - 1;
+  ui.bootProgress.max = detail.steps;
+});
+
+store.addEventListener("ready", ({ detail: { versions } }) => {
+  hide(ui.fatal);
+  ui.restart.hidden = true;
+  ui.versions.textContent = `bpelab ${versions.bpelab} · Python ${versions.python} in Pyodide ${versions.pyodide} · Unicode ${versions.unicodedata}`;
+  app.bootTimes.push(["ready", Math.round(performance.now())]);
+  // worker-client may say how Python started: from a memory snapshot, or the full start-up.
+  const how = versions.boot === "snapshot" ? " from a snapshot" : versions.boot === "fallback" ? " (full start-up; the snapshot could not be used)" : "";
+  if (app.readyAt === undefined) {
+    app.readyAt = performance.now();
+    ui.status.textContent = `Python is ready${how} (${(app.readyAt / 1000).toFixed(1)} s)`;
+  } else {
+    ui.status.textContent = `Python is ready again (restarted)${how}`;
+  }
+});
+
+store.addEventListener("fatal", ({ detail }) => {
+  show(ui.fatal, `Python could not start: ${detail.message}\nYour text and settings are still here. Restart Python to continue.`, "error");
+  ui.status.textContent = "Python is not running";
+  ui.restart.hidden = false;
+});
+
+store.addEventListener("crash", () => { ui.status.textContent = "Restarting Python after a crash…"; });
+
+store.addEventListener("phase", ({ detail: { phase } }) => {
+  ui.app.dataset.state = phase;
+  if (phase === "busy" && store.running) ui.status.textContent = `Python is busy: ${RUN_NAMES[store.running.kind] || store.running.kind}…`;
+  else if (phase === "ready" && ui.status.textContent.startsWith("Python is busy")) ui.status.textContent = "Python is ready";
+});
+
+store.addEventListener("status", ({ detail }) => { ui.status.textContent = detail.text; });
+store.addEventListener("run", ({ detail }) => { ui.app.dataset.runs = String(detail.runs); });
+
+ui.restart.addEventListener("click", () => {
+  hide(ui.fatal);
+  ui.restart.hidden = true;
+  ui.status.textContent = "Restarting Python…";
+  store.restart("restarted by the user");
+});
+
+// ------------------------------------------------------------------ navigation
+
+function renderNav() {
+  ui.nav.replaceChildren(...VIEWS.map((view) => el("li", {},
+    el("a", {
+      href: makeHash(view.route, app.params.get(view.route) || {}),
+      "aria-current": view.route === app.route ? "page" : undefined,
+      dataset: { route: view.route },
+    }, view.label))));
+}
+
+async function mount(route) {
+  if (app.mounted.has(route)) return app.mounted.get(route);
+  const view = VIEWS.find((v) => v.route === route);
+  let node;
+  try {
+    await import(view.module);
+    node = document.createElement(view.tag);
+    if (!customElements.get(view.tag)) throw new Error(`${view.module} did not define <${view.tag}>`);
+  } catch (error) {
+    console.warn(`view ${route}: ${error.message}`);
+    node = el("section", { className: "panel coming", "aria-labelledby": `coming-${route}` },
+      el("h2", { id: `coming-${route}`, text: view.label }),
+      el("p", { text: `The ${view.label} view is coming. Train, Encode and Vocabulary work today.` }));
+  }
+  node.dataset.route = route;
+  node.hidden = true;
+  ui.main.append(node);
+  app.mounted.set(route, node);
+  return node;
+}
+
+async function go(hash, { focus = false } = {}) {
+  const { route, params } = parseHash(hash);
+  const changed = route !== app.route;
+  app.route = route;
+  ui.app.dataset.view = route;
+  const node = await mount(route);
+  if (app.route !== route) return;  // another navigation overtook this one
+  for (const other of app.mounted.values()) other.hidden = other !== node;
+  app.params.set(route, params);
+  renderNav();
+  ui.share.hidden = route === "train" || !("params" in node);
+  if (!ui.share.hidden) share.connect(node, route);
+  if (typeof node.applyParams === "function") await node.applyParams(params);
+  if (changed) {
+    const view = VIEWS.find((v) => v.route === route);
+    document.title = `BPE Lab: ${view.label}`;
+    if (focus) ui.main.focus({ preventScroll: true });
+  }
+}
+
+let hashTimer = 0;
+/** A view's params changed: write them to the address (replaceState: no history entry per keystroke). */
+function writeHash(route, params) {
+  app.params.set(route, params);
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(() => {
+    if (route !== app.route) return;
+    const hash = makeHash(route, params);
+    if (hash !== location.hash) history.replaceState(null, "", hash);
+    renderNav();
+  }, 150);
+}
+
+ui.main.addEventListener("bpe-params", (event) => {
+  const node = event.target.closest("[data-route]");
+  if (!node || typeof node.params === "undefined") return;
+  writeHash(node.dataset.route, node.params);
+});
+
+window.addEventListener("hashchange", () => go(location.hash, { focus: false }));
+ui.nav.addEventListener("click", (event) => {
+  const link = event.target.closest("a[data-route]");
+  if (!link) return;
+  event.preventDefault();
+  if (link.dataset.route === app.route) return;
+  history.pushState(null, "", link.getAttribute("href"));
+  go(location.hash, { focus: true });
+});
+// The skip link moves focus; following its #fragment would be read as a route.
+document.querySelector(".skip")?.addEventListener("click", (event) => {
+  event.preventDefault();
+  ui.main.focus();
+});
+
+// A file dropped outside a drop zone would navigate away from the page and lose the work.
+window.addEventListener("dragover", (event) => event.preventDefault());
+window.addEventListener("drop", (event) => event.preventDefault());
+
+// ------------------------------------------------------------------ start
+
+ui.app.dataset.state = "booting";
+ui.app.dataset.runs = "0";
+store.start();
+go(location.hash || makeHash(DEFAULT_ROUTE));
+
+// For tests and the console: read-only views of the state, no new behaviour.
+window.bpelab = {
+  store,
+  get client() { return store.client; },
+  get view() { return app.mounted.get(app.route); },
+  state: { get bootStages() { return store.bootStages; }, get bootTimes() { return app.bootTimes; } },
+};

@@ -1,0 +1,202 @@
+// The one piece of state the views share: the worker, the tokenizers it holds
+// (trained, imported, reference), the current one, and the phase Python is in.
+// It is an EventTarget; views listen to it and never to each other.
+//
+// Events (CustomEvent, detail in brackets):
+//   "boot" {stage, step, steps, ...}  a start-up stage (worker-client's boot message)
+//   "ready" {versions}                Python is ready (first boot or after a restart)
+//   "fatal" {message}                 Python could not start; store.restart() tries again
+//   "crash" {message}                 the worker died while running; it is restarted at once
+//   "restart" {reason}                a new worker: every handle is gone (store.tokenizers is empty)
+//   "released"                        release() stopped the worker; start() boots a fresh one
+//   "phase" {phase}                   booting | ready | busy | error
+//   "status" {text}                   a line for the status bar
+//   "tokenizers", "current", "trained", "run"
+import { WorkerClient } from "./worker-client.js";
+
+const REFERENCE_NAMES = ["gpt2", "cl100k", "o200k"];
+
+class Store extends EventTarget {
+  constructor() {
+    super();
+    this.client = null;
+    this.phase = "booting";
+    this.versions = null;
+    this.tokenizers = new Map();  // handle -> description (the worker's _describe result)
+    this.current = null;          // handle of the tokenizer the views show by default
+    this.trained = null;          // handle of the latest trained tokenizer
+    this.training = null;         // {documents, settings, text} of the latest training run
+    this.runs = 0;                // finished runs (train, import ...): #app[data-runs] for tests and scripts
+    this.running = null;          // {kind} while a long, cancellable request runs
+    this.bootStages = [];
+    this._references = new Map(); // name -> promise of a handle
+    this._atMerges = new Map();   // `${handle}@${k}` -> promise of a handle
+    this._newReady();
+  }
+
+  _newReady() {
+    if (this.ready && !this._isReady) return;  // still waiting: those awaiting it get the next ready
+    this._isReady = false;
+    this.ready = new Promise((resolve) => { this._resolveReady = resolve; });
+  }
+
+  _emit(type, detail = {}) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  /** Start the worker (once). The embed may wait for a click before calling it. */
+  start() {
+    if (this.client) return this.ready;
+    this.client = new WorkerClient(new URL("./worker.js", import.meta.url), {
+      onBoot: (message) => {
+        this.bootStages.push(message.stage);
+        this._emit("boot", message);
+      },
+      onReady: (versions) => {
+        this.versions = versions;
+        this.setPhase(this.running ? "busy" : "ready");
+        this._emit("ready", { versions });
+        this._isReady = true;
+        this._resolveReady(versions);
+      },
+      onFatal: (message) => {
+        this.running = null;
+        this.setPhase("error");
+        this._emit("fatal", { message });
+      },
+      onCrash: (message) => {
+        // A client that counts crashes has started a fresh worker itself; an older one needs telling.
+        const restarted = this.client.crashes !== undefined;
+        this._forget("the worker crashed");
+        this._emit("crash", { message });
+        if (!restarted) this.client.restart("the worker crashed");
+      },
+    });
+    return this.ready;
+  }
+
+  /** A line for the status bar (the app shows it). */
+  say(text) {
+    this._emit("status", { text });
+  }
+
+  setPhase(phase) {
+    this.phase = phase;
+    this._emit("phase", { phase });
+  }
+
+  /** Send a request to Python (WorkerClient.request). */
+  request(type, payload = {}, options = {}) {
+    if (!this.client) this.start();
+    return this.client.request(type, payload, options);
+  }
+
+  /** A long request the user may cancel begins: the app is busy until end(). */
+  begin(kind) {
+    this.running = { kind };
+    this.setPhase("busy");
+  }
+
+  end() {
+    this.running = null;
+    if (this.phase === "busy") this.setPhase("ready");
+  }
+
+  /** One more finished run (train + export + report, or import): #app[data-runs]. */
+  countRun() {
+    this.runs += 1;
+    this._emit("run", { runs: this.runs });
+  }
+
+  /** Stop the worker wherever it is and start a fresh one: every handle is forgotten. */
+  restart(reason = "restarted") {
+    this._forget(reason);
+    if (this.client) this.client.restart(reason);
+    else this.start();
+    return this.ready;
+  }
+
+  /** Stop the worker and forget every handle, without a new one (the embed, out of view); start() boots again. */
+  release() {
+    if (!this.client) return;
+    const client = this.client;
+    this.client = null;
+    this._forget("released");
+    client.worker?.terminate();
+    client._rejectAll?.("Cancelled", "the worker was released");
+    this._emit("released");
+  }
+
+  /** The worker is gone (restart, crash, release): its handles and the caches built on them go too. */
+  _forget(reason) {
+    this.running = null;
+    this.tokenizers.clear();
+    this._references.clear();
+    this._atMerges.clear();
+    this.current = null;
+    this.trained = null;
+    this._newReady();
+    this.setPhase("booting");
+    this._emit("restart", { reason });
+    this._emit("tokenizers");
+  }
+
+  /** Register a tokenizer description (from train, import, reference, at_merges). */
+  add(description) {
+    this.tokenizers.set(description.handle, description);
+    this._emit("tokenizers", { handle: description.handle });
+    return description.handle;
+  }
+
+  /** Forget a tokenizer here and in the worker. */
+  drop(handle) {
+    if (!this.tokenizers.delete(handle)) return;
+    if (this.current === handle) this.current = null;
+    this.request("drop", { handle }).catch(() => {});
+    this._emit("tokenizers", { handle });
+  }
+
+  setCurrent(handle) {
+    this.current = handle;
+    this._emit("current", { handle });
+  }
+
+  /** "gpt2" | "cl100k" | "o200k" -> the handle of OpenAI's tokenizer (loaded once per worker). */
+  reference(name) {
+    if (!REFERENCE_NAMES.includes(name)) return Promise.reject(new Error(`unknown reference tokenizer ${JSON.stringify(name)}; known: ${REFERENCE_NAMES.join(", ")}`));
+    if (!this._references.has(name)) {
+      const promise = this.ready.then(() => this.request("reference", { name })).then((info) => {
+        info.reference = name;
+        return this.add(info);
+      });
+      promise.catch(() => this._references.delete(name));
+      this._references.set(name, promise);
+    }
+    return this._references.get(name);
+  }
+
+  /** The handle of a tokenizer as it was after its first k merges (cached per worker). */
+  atMerges(handle, k) {
+    const key = `${handle}@${k}`;
+    if (!this._atMerges.has(key)) {
+      const promise = this.request("at_merges", { handle, merges: k }).then((info) => this.add(info));
+      promise.catch(() => this._atMerges.delete(key));
+      this._atMerges.set(key, promise);
+    }
+    return this._atMerges.get(key);
+  }
+
+  /** Train with record: true (the explorer needs the steps); sets store.trained and emits "trained". */
+  async train(documents, settings, { onProgress, ...extra } = {}) {
+    const info = await this.request("train", { documents, settings, record: true, report: false, ...extra }, { onProgress });
+    this.add(info);
+    const before = this.trained;
+    this.trained = info.handle;
+    this.training = { documents, settings, text: documents.join("") };
+    if (!this.current || this.current === before) this.setCurrent(info.handle);
+    this._emit("trained", { handle: info.handle });
+    return info;
+  }
+}
+
+export const store = new Store();

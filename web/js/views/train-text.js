@@ -1,0 +1,261 @@
+// The Train view's text panel: pasted text, opened and dropped files, bundled
+// samples, the character counter, and undo for anything that replaces the text.
+import { ui, state } from "./train-context.js";
+import { el, clear, fmt, show, hide } from "../dom.js";
+import { countChars, readTextFiles, separatorString, TextInputError } from "../text-input.js";
+import { DEFAULTS } from "../settings.js";
+import { writeForm, paramsChanged } from "./train-form.js";
+import { dismissLimitDialog } from "./train-run.js";
+
+/** The documents to train on: each opened file, then the text box. */
+export function textDocuments() {
+  return [...state.files.map((f) => f.text), ...(ui.text.value ? [ui.text.value] : [])];
+}
+
+function countDocuments(settings) {
+  const sep = separatorString(settings.separator, settings.separator_text);
+  let n = 0;
+  for (const doc of textDocuments()) n += sep ? doc.split(sep).length : 1;
+  return n;
+}
+
+let counterFrame = 0;
+export function updateCounter() {
+  cancelAnimationFrame(counterFrame);
+  counterFrame = requestAnimationFrame(() => {
+    const limit = state.settings.limit;
+    const chars = state.files.reduce((n, f) => n + f.chars, 0) + countChars(ui.text.value);
+    const docs = countDocuments(state.settings);
+    ui.charCount.textContent = fmt(chars);
+    ui.charLimit.textContent = fmt(limit);
+    ui.docCount.textContent = `${fmt(docs)} document${docs === 1 ? "" : "s"}`;
+    const over = chars > limit;
+    ui.counter.classList.toggle("over", over);
+    ui.overBadge.hidden = !over;
+  });
+}
+
+/** The training text or its files changed: an open over-limit question is about the old ones. */
+export function textChanged() {
+  if (state.pendingTruncation) dismissLimitDialog();
+}
+
+// ------------------------------------------------------------------ undo
+
+/** What the text panel holds now, to put back with Undo. */
+function snapshot() {
+  return { text: ui.text.value, files: [...state.files], sample: state.sample, settings: structuredClone(state.settings), preset: state.preset };
+}
+
+function hasUserText() {
+  return (ui.text.value.length > 0 && !state.sample) || state.files.length > 0;
+}
+
+/** Something replaced or removed the user's text: say so, and offer it back. */
+function offerUndo(message, before) {
+  state.undo = before;
+  ui.undoText.textContent = message;
+  ui.undoBar.hidden = false;
+}
+
+function dropUndo() {
+  state.undo = null;
+  ui.undoBar.hidden = true;
+}
+
+function undo() {
+  const before = state.undo;
+  if (!before) return;
+  dropUndo();
+  textChanged();
+  ui.text.value = before.text;
+  state.files = before.files;
+  state.settings = before.settings;
+  state.preset = before.preset;
+  writeForm(state.settings);
+  setSample(before.sample);
+  renderFiles();
+  updateCounter();
+  paramsChanged();
+  ui.text.focus();
+}
+
+// ------------------------------------------------------------------ files
+
+export function renderFiles() {
+  clear(ui.fileList);
+  for (const [i, file] of state.files.entries()) {
+    ui.fileList.append(el("li", {},
+      el("span", { text: `${file.name} · ${fmt(file.chars)} characters` }),
+      el("button", { type: "button", "aria-label": `Remove ${file.name}`, title: `Remove ${file.name}`, onclick: () => {
+        const before = snapshot();
+        state.files.splice(i, 1);
+        textChanged();
+        renderFiles();
+        updateCounter();
+        offerUndo(`Removed ${file.name}.`, before);
+      } }, "×")));
+  }
+}
+
+async function addFiles(fileList) {
+  hide(ui.textError);
+  const files = [...fileList];
+  if (!files.length) return;
+  try {
+    const docs = await readTextFiles(files);
+    state.files.push(...docs);
+    textChanged();
+    setSample(null);
+    renderFiles();
+    updateCounter();
+    paramsChanged();
+  } catch (error) {
+    const none = files.length > 1 ? "No file was added. " : "";
+    show(ui.textError, none + (error instanceof TextInputError ? error.message : `Could not read the file: ${error.message}`), "error");
+  }
+}
+
+// ------------------------------------------------------------------ samples
+
+/** A sample's name for a learner: the lesson a toy corpus comes from goes in the secondary line. */
+export function sampleLabel(sample) {
+  const title = sample.title.replace(/\s*\(seed \d+\)$/, "");
+  return title.includes(sample.language) || sample.group !== "Real texts" ? title : `${title} (${sample.language})`;
+}
+
+export function setSample(sample) {
+  state.sample = sample;
+  if (!sample) {
+    ui.sample.value = "";
+    ui.sampleInfo.hidden = true;
+    state.settings.sample = "";
+    return;
+  }
+  ui.sample.value = sample.id;
+  state.settings.sample = sample.id;
+  clear(ui.sampleInfo);
+  ui.sampleInfo.append(el("strong", { text: sampleLabel(sample) }), ` · ${sample.language} · ${fmt(sample.chars)} characters`);
+  if (sample.note) ui.sampleInfo.append(el("br"), sample.note);
+  ui.sampleInfo.append(el("br"), el("span", { className: "source", text: `Source: ${sample.source} · Licence: ${sample.licence}` }));
+  ui.sampleInfo.hidden = false;
+}
+
+export async function loadSamples() {
+  try {
+    const response = await fetch(new URL("../../samples/index.json", import.meta.url));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    state.samples = (await response.json()).samples;
+  } catch (error) {
+    show(ui.textError, `The bundled samples could not be listed (${error.message}). You can still paste or open text.`, "error");
+    return;
+  }
+  const groups = new Map();
+  for (const sample of state.samples) {
+    if (!groups.has(sample.group)) groups.set(sample.group, el("optgroup", { label: sample.group }));
+    groups.get(sample.group).append(el("option", { value: sample.id, text: sampleLabel(sample) }));
+  }
+  ui.sample.append(...groups.values());
+  state.samplesLoaded?.();
+}
+
+/** Put a bundled sample in the text box (and, unless told not to, its settings in the form). */
+export async function pickSample(id, { applySettings = true } = {}) {
+  hide(ui.textError);
+  await state.samplesReady;
+  const sample = state.samples.find((s) => s.id === id);
+  if (!sample) { setSample(null); updateCounter(); return; }
+  const before = hasUserText() ? snapshot() : null;
+  let text;
+  try {
+    const response = await fetch(new URL(`../../samples/${sample.file}`, import.meta.url));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (error) {
+    show(ui.textError, `The sample ${sampleLabel(sample)} could not be loaded: ${error.message}`, "error");
+    ui.sample.value = state.sample?.id || "";
+    return;
+  }
+  ui.text.value = text;
+  state.files = [];
+  textChanged();
+  renderFiles();
+  setSample(sample);
+  if (applySettings) {
+    // A toy sample's settings (4 merges, bytes, ...) would be odd for the next text: those the
+    // user has not changed since go back to the defaults.
+    const preset = state.preset || {};
+    let changed = false;
+    for (const [key, value] of Object.entries(preset)) {
+      if (JSON.stringify(state.settings[key]) === JSON.stringify(value)) {
+        state.settings[key] = Array.isArray(DEFAULTS[key]) ? [...DEFAULTS[key]] : DEFAULTS[key];
+        changed = true;
+      }
+    }
+    state.preset = null;
+    if (sample.settings) {
+      // Toy corpora come with the settings of the lesson that uses them, so its numbers reappear.
+      Object.assign(state.settings, sample.settings);
+      state.preset = { ...sample.settings };
+      changed = true;
+    }
+    if (changed) writeForm(state.settings);
+  }
+  // Nothing the user typed is thrown away without a way back.
+  if (before) offerUndo(`Your text was replaced by the sample “${sampleLabel(sample)}”.`, before);
+  else dropUndo();
+  paramsChanged();
+  updateCounter();
+}
+
+// ------------------------------------------------------------------ events
+
+function dropZone(zone, onFiles) {
+  zone.addEventListener("dragover", (event) => {
+    if (![...event.dataTransfer.types].includes("Files")) return;
+    event.preventDefault();
+    zone.classList.add("dragging");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
+  zone.addEventListener("drop", (event) => {
+    zone.classList.remove("dragging");
+    if (!event.dataTransfer.files.length) return;
+    event.preventDefault();
+    event.stopPropagation();
+    onFiles(event.dataTransfer.files);
+  });
+}
+
+export function initText({ onTextInput, importFiles }) {
+  state.samplesReady = new Promise((resolve) => { state.samplesLoaded = resolve; });
+  dropZone(ui.textDrop, addFiles);
+  dropZone(ui.importDrop, importFiles);
+  ui.openFiles.addEventListener("click", () => ui.fileInput.click());
+  ui.fileInput.addEventListener("change", () => { addFiles(ui.fileInput.files); ui.fileInput.value = ""; });
+  ui.sample.addEventListener("change", () => pickSample(ui.sample.value));
+  ui.undo.addEventListener("click", undo);
+  ui.text.addEventListener("input", () => {
+    textChanged();
+    if (state.undo) dropUndo();  // typing after a replace: the old text is not put back over new typing
+    if (state.sample) setSample(null);
+    hide(ui.textError);
+    updateCounter();
+    paramsChanged();
+    onTextInput();
+  });
+  ui.clearText.addEventListener("click", () => {
+    const before = ui.text.value || state.files.length ? snapshot() : null;
+    textChanged();
+    ui.text.value = "";
+    state.files = [];
+    renderFiles();
+    setSample(null);
+    hide(ui.textError);
+    updateCounter();
+    paramsChanged();
+    if (before) offerUndo("The text was cleared.", before);
+    ui.text.focus();
+  });
+  loadSamples();
+}
