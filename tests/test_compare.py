@@ -12,7 +12,7 @@ import pytest
 
 from bpelab import Tokenizer, train, worker_api
 from bpelab.compare import (
-    EncodingCache, boundaries, compare_panes, differing, language_lines, language_table, merge_diff, neighbour,
+    EncodingCache, boundaries, compare_panes, differing, differing_count, language_lines, language_table, merge_diff, neighbour,
     policy_counts, seed_lines, token_detail, token_label,
 )
 from bpelab.display import token_parts
@@ -148,7 +148,7 @@ def test_window_is_widened_to_whole_characters(refs):
 def test_encoding_cache_reencodes_only_new_text():
     tok = Tokenizer.bytes_only()
     cache = EncodingCache()
-    ids, _ = cache.get("b", tok, "abc", "raise")
+    ids, _ends, _set = cache.get("b", tok, "abc", "raise")
     assert cache.get("b", tok, "abc", "raise")[0] is ids
     assert cache.get("b", tok, "abcd", "raise")[0] == [97, 98, 99, 100]
     cache.keep(set())
@@ -347,3 +347,43 @@ def test_worker_merge_diff():
                       "report": False})["handle"]
     diff = _ok("merge_diff", {"a": a, "b": b, "text": "lowest"})
     assert diff["merges"] == {"a": 8, "b": 8} and set(diff["tokens"]) == {"a", "b"}
+
+
+def test_differs_is_on_the_tokens_too(refs):
+    """The display model's tokens carry differs: true, so the token display can mark them."""
+    panes = [("g", "gpt2", refs["gpt2"]), ("o", "o200k_base", refs["o200k"])]
+    g = compare_panes(panes, XIN_CHAO)["panes"][0]
+    assert [bool(t.get("differs")) for t in g["tokens"]] == g["differs"]
+    assert any(g["differs"]) and not all(g["differs"])
+
+
+def test_window_model_equals_the_whole_model(refs, aligned):
+    """A window of a long encoding is display.py's model of the whole text, cut to that window."""
+    from bpelab.display import display_ids
+
+    _index, texts = aligned
+    text = "".join(t for c, _n, t in texts if c in ("en", "vi", "zh", "ja"))
+    tok = refs["gpt2"]
+    ids = tok.encode(text)
+    whole = display_ids(tok, ids, 0, len(ids), text=text)
+    for start, stop in [(0, 50), (1234, 1300), (len(ids) - 40, len(ids) + 10)]:
+        pane = compare_panes([("g", "gpt2", tok)], text, windows=[[start, stop]])["panes"][0]
+        lo, hi = pane["start"], pane["stop"]
+        assert lo <= start and hi >= min(stop, len(ids))
+        assert pane["ids"] == ids[lo:hi] and pane["total"] == len(ids)
+        assert [(t["id"], t["parts"], t["span"]) for t in pane["tokens"]] == [
+            (t["id"], t["parts"], t["span"]) for t in whole["tokens"][lo:hi]]
+        assert {k: pane["counts"][k] for k in whole["counts"]} == whole["counts"]
+        # Groups keep their token positions; their numbers need only be distinct within the window.
+        assert [(g["start"], g["stop"], g["text"]) for g in pane["groups"]] == [
+            (g["start"], g["stop"], g["text"]) for g in whole["groups"] if lo <= g["start"] < hi]
+
+
+def test_differing_count_is_the_number_of_marked_tokens(refs, aligned):
+    _index, texts = aligned
+    text = dict((c, t) for c, _n, t in texts)["vi"]
+    ends = {k: boundaries(tok, tok.encode(text)) for k, tok in refs.items()}
+    ends["bytes"] = list(range(1, len(text.encode("utf-8")) + 1))
+    for a in ends:
+        for b in ends:
+            assert differing_count(ends[a], ends[b]) == sum(differing(ends[a], ends[b])), (a, b)

@@ -17,8 +17,10 @@ a comparison has:
 """
 
 import weakref
-from bisect import bisect_right
-from itertools import accumulate
+from bisect import bisect_left, bisect_right
+from functools import partial
+from itertools import accumulate, repeat
+from operator import add
 
 from . import display
 from .ranks import bpe_parts
@@ -105,11 +107,14 @@ def boundaries(tokenizer, ids):
     >>> boundaries(Tokenizer.bytes_only(), [104, 195, 169])
     [1, 2, 3]
     """
-    token_bytes = tokenizer.token_bytes
-    return list(accumulate(len(token_bytes(i)) for i in ids))
+    table = tokenizer._token_bytes
+    try:
+        return list(accumulate(map(len, map(table.__getitem__, ids))))  # C loops: 100,000 tokens in ms
+    except KeyError:
+        return list(accumulate(len(tokenizer.token_bytes(i)) for i in ids))  # names the unknown id
 
 
-def differing(ends, other_ends, start=0, stop=None):
+def differing(ends, other_ends, start=0, stop=None, other_set=None):
     """For tokens start..stop-1 of one pane: True where its boundaries differ from the other pane's.
 
     A token differs when it starts or ends where the other pane has no
@@ -123,13 +128,12 @@ def differing(ends, other_ends, start=0, stop=None):
     [False, True, True, False]
     """
     stop = len(ends) if stop is None else min(stop, len(ends))
-    other = set(other_ends)
-    other.add(0)
+    other = set(other_ends) if other_set is None else other_set
     flags = []
     for index in range(start, stop):
         begin = ends[index - 1] if index else 0
         end = ends[index]
-        if begin not in other or end not in other:
+        if (begin and begin not in other) or end not in other:
             flags.append(True)
         else:
             # Both ends are shared: the other pane splits this token if it has a boundary in between.
@@ -138,13 +142,21 @@ def differing(ends, other_ends, start=0, stop=None):
     return flags
 
 
-def differing_count(ends, other_ends):
-    """How many tokens of one pane start or end off the other pane's boundaries.
+def differing_count(ends, other_ends, mine=None, other=None):
+    """How many tokens of one pane `differing` marks, counted from the boundaries the panes do not share.
 
     >>> differing_count([1, 2, 3, 4], [1, 3, 4]), differing_count([1, 3, 4], [1, 2, 3, 4])
     (2, 1)
     """
-    return sum(differing(ends, other_ends))
+    mine = set(ends) if mine is None else mine
+    other = set(other_ends) if other is None else other
+    # Index lookups by bisection, mapped in C: 100,000-token panes cost milliseconds, not a second.
+    only_mine = list(map(partial(bisect_left, ends), mine - other))  # tokens ending where the other has no boundary
+    marked = set(only_mine)
+    marked.update(map(add, only_mine, repeat(1)))  # ... and the tokens starting there
+    marked.update(map(partial(bisect_right, ends), other - mine))  # tokens the other pane splits
+    marked.discard(len(ends))
+    return len(marked)
 
 
 def neighbour(index, n_panes):
@@ -160,36 +172,106 @@ def neighbour(index, n_panes):
 
 # ------------------------------------------------------------------ the panes
 
-WINDOW = 2_000  # tokens per pane drawn at first; the view asks for other windows as it scrolls
+WINDOW = 1_000  # tokens per pane drawn at first; the view asks for other windows as it scrolls
 IDS_LIMIT = 10_000  # all ids are sent (and put in bpe-state) only up to this many tokens
 
 
 class EncodingCache:
     """The latest encoding of each (tokenizer key, policy): a keystroke re-encodes, a scroll does not.
 
+    An entry is (ids, ends, set of ends): the set serves every comparison with a neighbour.
+
     >>> from bpelab.tokenizer import Tokenizer
     >>> cache = EncodingCache()
-    >>> ids, ends = cache.get("b", Tokenizer.bytes_only(), "hé", "raise")
-    >>> cache.get("b", Tokenizer.bytes_only(), "hé", "raise")[0] is ids
-    True
+    >>> ids, ends, _ = cache.get("b", Tokenizer.bytes_only(), "hé", "raise")
+    >>> cache.get("b", Tokenizer.bytes_only(), "hé", "raise")[0] is ids, ends
+    (True, [1, 2, 3])
     """
 
     def __init__(self):
-        self._entries = {}  # (key, policy) -> (text, ids, ends)
+        self._entries = {}  # (key, policy) -> (text, ids, ends, set of ends)
 
     def get(self, key, tokenizer, text, policy):
         hit = self._entries.get((key, policy))
         if hit is not None and hit[0] == text:
-            return hit[1], hit[2]
-        ids = encode(tokenizer, text, policy)
-        ends = boundaries(tokenizer, ids)
-        self._entries[key, policy] = (text, ids, ends)
-        return ids, ends
+            return hit[1:]
+        if _plain_bytes(tokenizer):
+            # No merges, no special tokens: the ids are the bytes (the pre-tokenizer cannot matter).
+            ids = list(text.encode("utf-8"))
+            ends = list(range(1, len(ids) + 1))
+        else:
+            ids = encode(tokenizer, text, policy)
+            ends = boundaries(tokenizer, ids)
+        self._entries[key, policy] = (text, ids, ends, set(ends))
+        return ids, ends, self._entries[key, policy][3]
 
     def keep(self, keys):
         """Forget the tokenizers no pane shows any more."""
         for cache_key in [k for k in self._entries if k[0] not in keys]:
             del self._entries[cache_key]
+
+
+_PLAIN = weakref.WeakKeyDictionary()  # tokenizer -> whether it is plain bytes
+
+
+def _plain_bytes(tokenizer):
+    plain = _PLAIN.get(tokenizer)
+    if plain is None:
+        plain = (not tokenizer.special_tokens and tokenizer.merges == [] and len(tokenizer.vocab) == 256
+                 and all(tokenizer.vocab.get(i) == bytes([i]) for i in range(256)))
+        _PLAIN[tokenizer] = plain
+    return plain
+
+
+MAX_WINDOW = 5_000  # a window asked for is cut to this many tokens
+
+
+def _at_character(whole, offset):
+    """Whether a byte offset of UTF-8 `whole` starts a character (or is its end)."""
+    return offset >= len(whole) or not 0x80 <= whole[offset] <= 0xBF
+
+
+def window_model(tokenizer, ids, ends, whole, start, stop, counts):
+    """display.py's model of tokens start..stop-1 of a long encoding, in time for the window only.
+
+    display.display_ids walks every token; here it sees only the window,
+    widened to whole characters, and the fields that depend on the rest
+    (start, stop, total, spans, group positions, counts) are shifted back to
+    the whole text. Group numbers are unique within the window.
+    `whole` is the text as UTF-8; `counts` the whole text's counts.
+    """
+    total = len(ids)
+    lo = min(start, total)
+    hi = max(lo, min(stop, total, lo + MAX_WINDOW))
+    while lo > 0 and not _at_character(whole, ends[lo - 1]):
+        lo -= 1
+    while hi < total and hi > 0 and not _at_character(whole, ends[hi - 1]):
+        hi += 1
+    first = ends[lo - 1] if lo else 0
+    last = ends[hi - 1] if hi else 0
+    model = display.display_ids(tokenizer, ids[lo:hi], text=whole[first:last].decode("utf-8"))
+    chars_before = len(whole[:first].decode("utf-8"))
+    for token in model["tokens"]:
+        token["span"] = [token["span"][0] + chars_before, token["span"][1] + chars_before]
+        token["group"] += lo
+    for group in model["groups"]:
+        group["index"] += lo
+        group["start"] += lo
+        group["stop"] += lo
+    model.update(start=lo, stop=hi, total=total, counts=counts)
+    return model
+
+
+def _counts(text_counts, ids, tokenizer, policy):
+    """display.py's counts for a whole encoding, from the text's counts and the ids."""
+    n = len(ids)
+    specials = 0
+    if policy == "allow" and tokenizer.special_tokens:
+        special_ids = set(tokenizer.special_tokens.values())
+        specials = sum(1 for i in ids if i in special_ids)
+    return {**text_counts, "tokens": n, "bytes_per_token": _ratio(text_counts["bytes"], n),
+            "chars_per_token": _ratio(text_counts["characters"], n),
+            "tokens_per_word": _ratio(n, text_counts["words"]), "specials": specials}
 
 
 def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_limit=IDS_LIMIT):
@@ -198,10 +280,11 @@ def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_lim
     panes: [(key, name, Tokenizer)]; windows: [[start, stop] or None] per pane
     (token indices; default the first WINDOW tokens). Each pane gets
     display.py's model of its window (tokens, groups, counts, total, start,
-    stop), plus:
+    stop; see `window_model`), plus:
     - `ids_all`: every id when there are at most `ids_limit` tokens, else None;
     - `differs`: per token of the window, whether its boundaries differ from
-      the neighbouring pane's (`neighbour`; see `differing`); `n_differs` for all;
+      the neighbouring pane's (`neighbour`; see `differing`), also set as
+      `differs: true` on those tokens; `n_differs` for the whole text;
     - `policies`: the count under each special-token policy;
     - `error`: the message when this pane cannot encode the text under the
       policy (raise and a special token's spelling), with no tokens.
@@ -218,6 +301,8 @@ def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_lim
     cache = cache or EncodingCache()
     cache.keep({key for key, _name, _tok in panes})
     windows = list(windows or [])
+    whole = text.encode("utf-8")
+    text_counts = {"characters": len(text), "bytes": len(whole), "words": len(text.split())}
     encoded = []
     for key, _name, tokenizer in panes:
         try:
@@ -227,50 +312,68 @@ def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_lim
     out = []
     for index, (key, name, tokenizer) in enumerate(panes):
         got = encoded[index]
-        pane = {"key": key, "name": name, "policies": policy_counts(tokenizer, text)}
+        known = None if isinstance(got, Exception) else len(got[0])
+        pane = {"key": key, "name": name, "policies": policy_counts(tokenizer, text, known)}
         if isinstance(got, Exception):
             pane.update(error=str(got), total=None, tokens=[], groups=[], ids=[], ids_all=None,
                         differs=[], n_differs=None, neighbour=None, start=0, stop=0, counts=None)
             out.append(pane)
             continue
-        ids, ends = got
+        ids, ends, end_set = got
         window = windows[index] if index < len(windows) and windows[index] else [0, WINDOW]
-        model = display.display_ids(tokenizer, ids, window[0], window[1], text=text)
+        model = window_model(tokenizer, ids, ends, whole, window[0], window[1],
+                             _counts(text_counts, ids, tokenizer, policy))
         pane.update(model)
         pane["error"] = None
         pane["ids_all"] = list(ids) if len(ids) <= ids_limit else None
         other = neighbour(index, len(panes))
-        other_ends = None if other is None or isinstance(encoded[other], Exception) else encoded[other][1]
+        other_ends = other_set = None
+        if other is not None and not isinstance(encoded[other], Exception):
+            _ids, other_ends, other_set = encoded[other]
         pane["neighbour"] = other if other_ends is not None else None
         if other_ends is None:
             pane["differs"], pane["n_differs"] = [False] * (model["stop"] - model["start"]), 0
         else:
-            pane["differs"] = differing(ends, other_ends, model["start"], model["stop"])
-            pane["n_differs"] = differing_count(ends, other_ends)
+            pane["differs"] = differing(ends, other_ends, model["start"], model["stop"], other_set)
+            pane["n_differs"] = differing_count(ends, other_ends, end_set, other_set)
+            for token, flag in zip(model["tokens"], pane["differs"]):
+                if flag:
+                    token["differs"] = True  # the token display marks it
         out.append(pane)
-    return {"characters": len(text), "bytes": len(text.encode("utf-8", errors="surrogatepass")),
-            "words": len(text.split()), "policy": policy, "panes": out}
+    return {**text_counts, "policy": policy, "panes": out}
 
 
 # ------------------------------------------------------------------ policies
 
 
-def policy_counts(tokenizer, text):
+def policy_counts(tokenizer, text, known=None):
     """The token count under each special-token policy, or the error `raise` gives.
+
+    Without a special token's spelling in the text the three policies agree,
+    so `known` (the count under any policy, when the caller has it) saves
+    encoding the text again.
 
     >>> from bpelab.tokenizer import Tokenizer
     >>> tok = Tokenizer.bytes_only(special_tokens={"<|endoftext|>": 256})
     >>> counts = policy_counts(tok, "a<|endoftext|>")
     >>> counts["raise"]["tokens"], counts["allow"]["tokens"], counts["text"]["tokens"]
     (None, 2, 14)
+    >>> policy_counts(tok, "abc", known=3)["allow"]
+    {'tokens': 3, 'error': None}
     """
+    specials = bool(tokenizer.special_tokens) and tokenizer._special_pattern.search(text) is not None
     out = {}
     for policy in display.POLICIES:
+        if not specials and known is not None:
+            out[policy] = {"tokens": known, "error": None}
+            continue
         try:
             out[policy] = {"tokens": len(encode(tokenizer, text, policy)), "error": None}
         except display.DisplayError as error:
             out[policy] = {"tokens": None, "error": str(error)}
-    out["specials_in_text"] = bool(tokenizer.special_tokens) and tokenizer._special_pattern.search(text) is not None
+        if not specials:
+            known = out[policy]["tokens"]
+    out["specials_in_text"] = specials
     return out
 
 

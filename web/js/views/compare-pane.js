@@ -1,0 +1,192 @@
+// One compare pane: which tokenizer (a menu, k merges, a second configuration),
+// its counts, the count under each special-token policy, the token display
+// with the linked ids (D's <token-display>), a pager for long texts and the
+// focused token's detail. The view owns the panes; a pane reports changes
+// through callbacks and draws what Python sends.
+import { el, fmt, count } from "../dom.js";
+import "../components/token-display.js";
+import {
+  REFERENCE_LABELS, ALT_PRETOKENIZERS, ALT_TIES, parseSpec, paneLabel, paneName, altSpec,
+} from "./compare-specs.js";
+
+const WINDOW = 1000;  // tokens drawn per pane at once; the pager moves the window
+let serial = 0;
+
+const KIND_OPTIONS = [
+  ["gpt2", REFERENCE_LABELS.gpt2], ["cl100k", REFERENCE_LABELS.cl100k], ["o200k", REFERENCE_LABELS.o200k],
+  ["bytes", "Plain bytes"], ["trained", "Trained (all merges)"], ["trainedAt", "Trained, first k merges"],
+  ["alt", "Second trained configuration"], ["imported", "Imported"],
+];
+
+const ratio = (value) => (value === null || value === undefined ? "–" : value.toFixed(2));
+
+export class ComparePane {
+  /** spec: the pane's spelling; hooks: {onSpec(pane, spec), onRemove(pane), onWindow(pane), onSelect(pane, index, id), onHover(pane, index)} */
+  constructor(spec, hooks) {
+    this.id = `pane-${++serial}`;
+    this.spec = spec;
+    this.hooks = hooks;
+    this.handle = null;
+    this.result = null;   // the pane's part of the worker's compare result
+    this.window = null;   // [start, stop] asked for, or null for the first window
+    this.build();
+    this.setSpec(spec, { silent: true });
+  }
+
+  build() {
+    const id = this.id;
+    this.kind = el("select", { id: `${id}-kind`, "aria-label": "Tokenizer of this pane", onchange: () => this.kindChanged() },
+      KIND_OPTIONS.map(([value, label]) => el("option", { value, text: label })));
+    this.k = el("input", { type: "number", id: `${id}-k`, min: "0", step: "1", value: "0", inputmode: "numeric",
+      onchange: () => this.specFromControls() });
+    this.kRange = el("input", { type: "range", id: `${id}-k-range`, min: "0", max: "0", value: "0", "aria-label": "Merges k (slider)",
+      oninput: () => { this.k.value = this.kRange.value; }, onchange: () => this.specFromControls() });
+    this.kRow = el("div", { className: "row wrap pane-k", hidden: true },
+      el("label", { for: `${id}-k`, text: "Merges k" }), this.k, this.kRange);
+    this.altSize = el("input", { type: "number", id: `${id}-alt-size`, min: "257", step: "1", value: "500" });
+    this.altPre = el("select", { id: `${id}-alt-pre` }, ALT_PRETOKENIZERS.map((p) => el("option", { value: p, text: p })));
+    this.altTie = el("select", { id: `${id}-alt-tie` }, ALT_TIES.map((t) => el("option", { value: t, text: t })));
+    this.altRow = el("div", { className: "row wrap pane-alt", hidden: true },
+      el("label", { for: `${id}-alt-size`, text: "Vocabulary" }), this.altSize,
+      el("label", { for: `${id}-alt-pre`, text: "Pre-tokenizer" }), this.altPre,
+      el("label", { for: `${id}-alt-tie`, text: "Tie-break" }), this.altTie,
+      el("button", { type: "button", className: "secondary", text: "Train this configuration", onclick: () => this.specFromControls() }));
+    this.remove = el("button", { type: "button", className: "secondary pane-remove", text: "Remove",
+      onclick: () => this.hooks.onRemove(this) });
+    this.title = el("h3", { id: `${id}-title`, className: "pane-title" });
+    this.status = el("p", { className: "meta pane-status", role: "status" });
+    this.counts = el("dl", { className: "pane-counts" });
+    this.policies = el("p", { className: "hint pane-policies" });
+    this.display = el("token-display", { "aria-label": "Tokens" });
+    this.ids = el("token-ids", { "aria-label": "Token ids" });
+    this.display.linkIds(this.ids);
+    this.display.addEventListener("token-select", (event) => this.hooks.onSelect(this, event.detail.index, event.detail.id));
+    this.display.addEventListener("token-hover", (event) => this.hooks.onHover?.(this, event.detail.index, event.detail.id));
+    this.pager = el("div", { className: "row wrap pane-pager", hidden: true });
+    this.detail = el("div", { className: "pane-detail", "aria-live": "polite" });
+    this.node = el("section", { className: "compare-pane panel", "aria-labelledby": `${id}-title`, dataset: { spec: this.spec } },
+      el("div", { className: "row wrap pane-head" }, this.title, this.kind, this.remove),
+      this.kRow, this.altRow, this.status, this.counts, this.policies, this.pager, this.display,
+      el("details", { className: "pane-ids", open: true }, el("summary", { text: "Token ids" }), this.ids), this.detail);
+  }
+
+  /** Show a spelling in the controls (and the title). */
+  setSpec(spec, { silent = false } = {}) {
+    this.spec = spec;
+    this.node.dataset.spec = spec;
+    const p = parseSpec(spec) || { kind: "gpt2" };
+    this.kind.value = p.kind === "reference" ? p.name : p.kind;
+    this.kRow.hidden = p.kind !== "trainedAt";
+    this.altRow.hidden = p.kind !== "alt";
+    if (p.kind === "trainedAt") { this.k.value = String(p.k); this.kRange.value = String(p.k); }
+    if (p.kind === "alt") { this.altSize.value = String(p.size); this.altPre.value = p.pre; this.altTie.value = p.tie; }
+    this.title.textContent = paneName(spec);
+    this.title.title = paneLabel(spec);
+    this.kind.setAttribute("aria-label", `Tokenizer of pane ${paneName(spec)}`);
+    this.remove.setAttribute("aria-label", `Remove the ${paneName(spec)} pane`);
+    this.window = null;
+    if (!silent) this.hooks.onSpec(this, spec);
+  }
+
+  kindChanged() {
+    const kind = this.kind.value;
+    if (kind === "trainedAt") { this.kRow.hidden = false; this.altRow.hidden = true; this.specFromControls(); return; }
+    if (kind === "alt") { this.altRow.hidden = false; this.kRow.hidden = true; this.altSize.focus(); return; }  // trains on its button
+    this.setSpec(kind);
+  }
+
+  specFromControls() {
+    if (this.kind.value === "trainedAt") {
+      const k = Math.max(0, Math.min(Number(this.k.max || 1e7), Math.floor(Number(this.k.value) || 0)));
+      this.setSpec(`trained@${k}`);
+    } else if (this.kind.value === "alt") {
+      this.setSpec(altSpec(Math.max(257, Math.floor(Number(this.altSize.value) || 500)), this.altPre.value, this.altTie.value));
+    }
+  }
+
+  /** The trained tokenizer's size bounds the k control. */
+  setMergeLimit(total) {
+    const max = String(Math.max(0, total ?? 0));
+    this.k.max = max;
+    this.kRange.max = max;
+  }
+
+  busy(text) {
+    this.node.setAttribute("aria-busy", "true");
+    this.status.textContent = text;
+  }
+
+  /** A pane that cannot show anything (no trained tokenizer, raise with a special token...). */
+  showError(message) {
+    this.node.removeAttribute("aria-busy");
+    this.result = null;
+    this.status.textContent = message;
+    this.status.classList.add("error");
+    this.counts.replaceChildren();
+    this.pager.hidden = true;
+    this.display.render?.({ tokens: [], ids: [], groups: [], start: 0, stop: 0, total: 0 }, { whitespace: true });
+    this.node.dataset.tokens = "";
+  }
+
+  /** Draw the worker's result for this pane; `ws` shows whitespace as ␣ ⏎ ⇥. */
+  render(result, { ws, policy }) {
+    this.result = result;
+    this.node.removeAttribute("aria-busy");
+    this.status.classList.remove("error");
+    this.drawPolicies(result.policies, policy);
+    if (result.error) { this.showError(result.error); this.drawPolicies(result.policies, policy); return; }
+    const c = result.counts;
+    this.node.dataset.tokens = String(result.total);
+    this.status.textContent = result.neighbour === null || result.neighbour === undefined ? ""
+      : `${count(result.n_differs, "token")} with boundaries unlike the pane beside it (underlined dashed).`;
+    const item = (label, value, key) => el("div", { dataset: { count: key } }, el("dt", { text: label }), el("dd", { text: value }));
+    this.counts.replaceChildren(
+      item("tokens", fmt(c.tokens), "tokens"), item("characters", fmt(c.characters), "characters"), item("bytes", fmt(c.bytes), "bytes"),
+      item("bytes / token", ratio(c.bytes_per_token), "bytes_per_token"), item("characters / token", ratio(c.chars_per_token), "chars_per_token"),
+      item("tokens / word", ratio(c.tokens_per_word), "tokens_per_word"));
+    this.drawPager(result);
+    this.display.render(result, { whitespace: ws });
+    // Boundaries unlike the neighbouring pane (Python marked the tokens).
+    result.tokens.forEach((token, i) => { if (token.differs) this.display.spanAt(result.start + i)?.classList.add("differs"); });
+  }
+
+  drawPolicies(policies, current) {
+    if (!policies) { this.policies.replaceChildren(); return; }
+    const part = (name) => {
+      const p = policies[name];
+      const value = p.tokens === null ? "error" : fmt(p.tokens);
+      return el("span", { className: name === current ? "current" : "", dataset: { policy: name } }, `${name}: `, el("strong", { text: value }));
+    };
+    this.policies.replaceChildren("Tokens under each policy: ", part("raise"), " · ", part("allow"), " · ", part("text"));
+  }
+
+  drawPager(result) {
+    const { start, stop, total } = result;
+    if (total <= stop - start) { this.pager.hidden = true; return; }
+    this.pager.hidden = false;
+    const move = (from) => { this.window = [Math.max(0, from), Math.max(0, from) + WINDOW]; this.hooks.onWindow(this); };
+    this.pager.replaceChildren(
+      el("button", { type: "button", className: "secondary", text: "‹ Earlier tokens", disabled: start === 0,
+        onclick: () => move(start - WINDOW) }),
+      el("span", { className: "meta", text: `tokens ${fmt(start + 1)}–${fmt(stop)} of ${fmt(total)} (only these are drawn)` }),
+      el("button", { type: "button", className: "secondary", text: "Later tokens ›", disabled: stop >= total,
+        onclick: () => move(stop) }));
+  }
+
+  /** The focused token's detail: id, bytes in hex, merge parents and rank. */
+  showDetail(detail) {
+    if (!detail) { this.detail.replaceChildren(); return; }
+    const rows = [
+      ["id", fmt(detail.id)], ["bytes (hex)", detail.hex], ["token", detail.label],
+      ["rank", detail.rank === null ? (detail.special ? "special token (no merge)" : "a single byte (no merge)") : fmt(detail.rank)],
+    ];
+    const parents = detail.parents
+      ? el("p", {}, "made by merging ", el("code", { text: detail.parents[0].label }), ` (id ${fmt(detail.parents[0].id)}) + `,
+        el("code", { text: detail.parents[1].label }), ` (id ${fmt(detail.parents[1].id)})`)
+      : null;
+    this.detail.replaceChildren(el("h4", { text: `Token ${fmt(detail.id)}` }),
+      el("dl", { className: "detail-list" }, rows.map(([k, v]) => el("div", {}, el("dt", { text: k }), el("dd", { text: v })))), parents);
+  }
+}
+
+export { WINDOW };

@@ -1,0 +1,269 @@
+// <bpe-compare-view>: one text through several tokenizers side by side (issue 14).
+//
+// Params (#/compare?…): panes (comma list, see compare-specs.js), policy
+// (raise|allow|text), ws (1 shows whitespace as ␣ ⏎ ⇥, 0 as itself), text
+// (when short), sample (a samples/ id whose text is the input), lang
+// (bundled|pasted). Events: bpe-params; bpe-state {view: "compare", panes:
+// [{tokenizer, tokens, ids}]} with ids left out above 10,000 tokens.
+// Commands: "text" {text}.
+//
+// Every keystroke sends the text to the worker, which encodes it with every
+// pane's tokenizer and sends back only the window of tokens each pane draws.
+// One request is in flight at a time; the latest text wins.
+import { store } from "../store.js";
+import { el, count } from "../dom.js";
+import { ComparePane } from "./compare-pane.js";
+import { DEFAULT_PANES, MAX_PANES, PaneError, parseSpec, paneName, resolveSpec } from "./compare-specs.js";
+import { buildPolicyControls, copyLines, drawMergeDiff, LanguagePanel } from "./compare-extra.js";
+
+const POLICIES = ["raise", "allow", "text"];
+const TEXT_IN_PARAMS = 400;  // characters: a longer text is left out of the link
+const IDS_IN_STATE = 10_000;
+const DEFAULT_TEXT = "Xin chào thế giới";
+
+function loadStyles() {
+  if (document.querySelector("link[data-compare-css]")) return;
+  document.head.append(el("link", { rel: "stylesheet", href: new URL("../../css/compare.css", import.meta.url).href, dataset: { compareCss: "" } }));
+}
+
+class CompareView extends HTMLElement {
+  constructor() {
+    super();
+    this.panes = [];
+    this.policy = "raise";
+    this.ws = true;
+    this.sample = "";
+    this.inFlight = null;   // the running refresh
+    this.again = false;     // a change arrived while it ran
+    this.renders = 0;
+  }
+
+  connectedCallback() {
+    if (this.built) return;
+    this.built = true;
+    loadStyles();
+    this.classList.add("compare-view");
+    this.text = el("textarea", { id: "compare-text", rows: "4", spellcheck: "false", "aria-describedby": "compare-text-counts",
+      oninput: () => { this.sample = ""; this.changed(); } });
+    this.text.value = DEFAULT_TEXT;
+    this.textCounts = el("p", { id: "compare-text-counts", className: "meta" });
+    this.wsBox = el("input", { type: "checkbox", id: "compare-ws", checked: true,
+      onchange: () => { this.ws = this.wsBox.checked; this.redraw(); this.paramsChanged(); } });
+    this.addKind = el("select", { id: "compare-add-kind", "aria-label": "Tokenizer for a new pane" },
+      ["gpt2", "cl100k", "o200k", "bytes", "trained", "imported"].map((s) => el("option", { value: s, text: paneName(s) })));
+    this.addButton = el("button", { type: "button", className: "secondary", id: "compare-add", text: "Add pane", onclick: () => this.addPane(this.addKind.value) });
+    this.copyButton = el("button", { type: "button", className: "secondary", id: "compare-copy", text: "Copy as text", onclick: () => this.copy() });
+    this.copyStatus = el("span", { className: "meta", role: "status", id: "compare-copy-status" });
+    this.copyOut = el("textarea", { id: "compare-copy-text", rows: "4", readonly: true, hidden: true, "aria-label": "The panes as text (seed 003's lines)" });
+    this.policyBox = buildPolicyControls((policy) => { this.policy = policy; this.changed(); });
+    this.paneBox = el("div", { className: "compare-panes", id: "compare-panes" });
+    this.message = el("p", { className: "meta", role: "status", id: "compare-status" });
+    this.diffBox = el("section", { className: "panel compare-diff", id: "compare-diff", hidden: true, "aria-labelledby": "compare-diff-title" });
+    this.languages = new LanguagePanel(() => this.paneHandles());
+    this.append(
+      el("section", { className: "panel compare-input", "aria-labelledby": "compare-title" },
+        el("h2", { id: "compare-title", text: "Compare tokenizers" }),
+        el("label", { className: "block-label", for: "compare-text", text: "Text to tokenize" }), this.text, this.textCounts,
+        el("div", { className: "row wrap compare-controls" },
+          el("label", { className: "radio", for: "compare-ws" }, this.wsBox, "Show whitespace as ␣ ⏎ ⇥"),
+          this.addKind, this.addButton, this.copyButton, this.copyStatus),
+        this.copyOut, this.policyBox.node),
+      this.message, this.paneBox, this.diffBox, this.languages.node);
+    for (const spec of DEFAULT_PANES) this.addPane(spec, { quiet: true });
+    store.addEventListener("trained", () => this.changed({ panesChanged: true }));
+    store.addEventListener("restart", () => { for (const pane of this.panes) pane.handle = null; });
+    store.addEventListener("ready", () => this.changed({ panesChanged: true }));
+    this.changed();
+  }
+
+  // ------------------------------------------------------------------ params
+
+  get params() {
+    const params = { panes: this.panes.map((p) => p.spec).join(","), policy: this.policy, ws: this.ws ? "1" : "0" };
+    if (this.sample) params.sample = this.sample;
+    else if (this.text && this.text.value.length <= TEXT_IN_PARAMS) params.text = this.text.value;
+    if (this.languages.mode !== "bundled") params.lang = this.languages.mode;
+    return params;
+  }
+
+  /** The whole text, for share links whose params leave it out. */
+  get fullText() { return this.text ? this.text.value : ""; }
+
+  async applyParams(params = {}) {
+    if (!this.built) this.connectedCallback();
+    if (params.panes !== undefined) {
+      const specs = String(params.panes).split(",").map((s) => s.trim()).filter((s) => parseSpec(s)).slice(0, MAX_PANES);
+      const current = this.panes.map((p) => p.spec);
+      if (specs.length && specs.join(",") !== current.join(",")) {
+        for (const pane of this.panes) pane.node.remove();
+        this.panes = [];
+        for (const spec of specs) this.addPane(spec, { quiet: true });
+      }
+    }
+    if (POLICIES.includes(params.policy)) { this.policy = params.policy; this.policyBox.set(params.policy); }
+    if (params.ws === "0" || params.ws === "1") { this.ws = params.ws === "1"; this.wsBox.checked = this.ws; }
+    if (params.lang === "pasted" || params.lang === "bundled") this.languages.setMode(params.lang);
+    if (typeof params.text === "string") { this.text.value = params.text; this.sample = ""; }
+    else if (params.sample && params.sample !== this.sample) await this.loadSample(params.sample);
+    await this.changed();
+  }
+
+  async loadSample(id) {
+    try {
+      const index = await (await fetch(new URL("../../samples/index.json", import.meta.url))).json();
+      const entry = index.samples.find((s) => s.id === id);
+      if (!entry) throw new Error(`no sample ${JSON.stringify(id)}`);
+      this.text.value = await (await fetch(new URL(`../../samples/${entry.file}`, import.meta.url))).text();
+      this.sample = id;
+    } catch (error) {
+      this.message.textContent = `Could not load the sample: ${error.message}`;
+    }
+  }
+
+  paramsChanged() {
+    this.dispatchEvent(new CustomEvent("bpe-params", { bubbles: true }));
+  }
+
+  async command(action, args = {}) {
+    if (action === "text") {
+      if (typeof args.text !== "string") throw new Error(`text needs args.text, a string; got ${JSON.stringify(args.text)}`);
+      if (!this.built) this.connectedCallback();
+      this.text.value = args.text;
+      this.sample = "";
+      await this.changed();
+      return;
+    }
+    throw new Error(`the compare view does not support ${JSON.stringify(action)}; it supports "text"`);
+  }
+
+  // ------------------------------------------------------------------ panes
+
+  addPane(spec, { quiet = false } = {}) {
+    if (this.panes.length >= MAX_PANES) { this.message.textContent = `At most ${MAX_PANES} panes.`; return; }
+    const pane = new ComparePane(spec, {
+      onSpec: () => { pane.handle = null; this.changed({ panesChanged: true }); },
+      onRemove: (p) => this.removePane(p),
+      onWindow: () => this.changed(),
+      onSelect: (p, index, id) => this.focusToken(p, index, id),
+    });
+    this.panes.push(pane);
+    this.paneBox.append(pane.node);
+    this.paneBox.dataset.count = String(this.panes.length);
+    if (!quiet) { this.changed({ panesChanged: true }); pane.kind.focus(); }
+  }
+
+  removePane(pane) {
+    if (this.panes.length <= 1) { this.message.textContent = "The last pane stays: choose another tokenizer for it instead."; return; }
+    const index = this.panes.indexOf(pane);
+    this.panes.splice(index, 1);
+    pane.node.remove();
+    this.paneBox.dataset.count = String(this.panes.length);
+    (this.panes[Math.min(index, this.panes.length - 1)].kind).focus();
+    this.changed({ panesChanged: true });
+  }
+
+  paneHandles() {
+    return this.panes.filter((p) => p.handle && p.result && !p.result.error).map((p) => ({ handle: p.handle, name: paneName(p.spec), spec: p.spec }));
+  }
+
+  async focusToken(pane, index, id) {
+    if (!pane.handle) return;
+    try {
+      pane.showDetail(await store.request("token_detail", { handle: pane.handle, id }));
+    } catch (error) {
+      pane.detail.textContent = error.message;
+    }
+  }
+
+  // ------------------------------------------------------------------ refresh
+
+  /** Something changed: refresh now, or right after the refresh already running. */
+  changed({ panesChanged = false } = {}) {
+    if (panesChanged) this.paramsChanged();
+    this.dataset.state = "busy";
+    if (this.inFlight) { this.again = true; return this.inFlight; }
+    this.inFlight = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.refresh();
+        } while (this.again);
+      } finally {
+        this.inFlight = null;
+      }
+    })();
+    return this.inFlight;
+  }
+
+  async refresh() {
+    const text = this.text.value;
+    this.textCounts.textContent = `${count(text.length, "character")}, ${count(new TextEncoder().encode(text).length, "byte")}`;
+    this.paramsChanged();
+    await store.ready;
+    // Resolve every pane's handle (loading a reference or deriving trained@k the first time).
+    const live = [];
+    for (const pane of this.panes) {
+      const trained = store.trained && store.tokenizers.get(store.trained);
+      pane.setMergeLimit(trained ? trained.n_merges : 0);
+      try {
+        if (!pane.handle || !store.tokenizers.has(pane.handle)) {
+          if (!pane.result) pane.busy(`Loading ${paneName(pane.spec)}…`);
+          pane.handle = await resolveSpec(pane.spec);
+        }
+        live.push(pane);
+      } catch (error) {
+        if (!(error instanceof PaneError)) console.warn(error);
+        pane.handle = null;
+        pane.showError(error.message);
+      }
+    }
+    if (this.again) return;  // a newer change is waiting: do not draw a stale text
+    let result = null;
+    if (live.length) {
+      try {
+        result = await store.request("compare", {
+          handles: live.map((p) => p.handle), text, policy: this.policy, windows: live.map((p) => p.window),
+        });
+      } catch (error) {
+        this.message.textContent = error.message;
+        this.dataset.state = "error";
+        return;
+      }
+    }
+    if (this.again) return;
+    this.message.textContent = "";
+    live.forEach((pane, i) => pane.render(result.panes[i], { ws: this.ws, policy: this.policy }));
+    this.policyBox.showCounts(this.panes);
+    this.renders += 1;
+    this.dataset.renders = String(this.renders);
+    this.dataset.state = "done";
+    this.emitState();
+    drawMergeDiff(this.diffBox, this.panes, text);
+    this.languages.panesChanged();
+  }
+
+  redraw() {
+    for (const pane of this.panes) if (pane.result && !pane.result.error) pane.render(pane.result, { ws: this.ws, policy: this.policy });
+  }
+
+  emitState() {
+    const panes = this.panes.map((pane) => {
+      const r = pane.result;
+      const entry = { tokenizer: pane.spec, tokens: r && !r.error ? r.total : null };
+      if (r && !r.error && r.total <= IDS_IN_STATE && r.ids_all) entry.ids = r.ids_all;
+      return entry;
+    });
+    this.dispatchEvent(new CustomEvent("bpe-state", { bubbles: true, detail: { view: "compare", panes } }));
+  }
+
+  async copy() {
+    const live = this.panes.filter((p) => p.handle && p.result && !p.result.error);
+    if (!live.length) { this.copyStatus.textContent = "Nothing to copy yet."; return; }
+    const { text } = await store.request("compare_copy", {
+      handles: live.map((p) => p.handle), names: live.map((p) => paneName(p.spec)), text: this.text.value, policy: this.policy,
+    });
+    this.copyStatus.textContent = await copyLines(text, this.copyOut);
+  }
+}
+
+if (!customElements.get("bpe-compare-view")) customElements.define("bpe-compare-view", CompareView);
