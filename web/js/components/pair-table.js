@@ -74,6 +74,7 @@ export class PairTable {
     cells.pairNode = el("span", { className: "pair" });
     cells.pair.append(cells.pairNode);
     cells.tr = el("tr", {}, cells.rank, cells.pair, cells.count, cells.note, cells.pick);
+    cells.tr.addEventListener("animationend", () => cells.tr.classList.remove("changed"));
     this.body.append(cells.tr);
     return cells;
   }
