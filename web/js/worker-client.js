@@ -1,5 +1,21 @@
 // The page side of the worker protocol: one promise per request, a Map of the
 // pending ones, and restart() for Cancel and for crashes. Nothing here touches the DOM.
+//
+// A worker that dies after it was ready (the worker script failed, or Pyodide failed
+// fatally: {type:"fatal", after_ready:true}) is restarted here at once; onCrash only tells
+// the UI. The page's ?boot=fallback and ?debug=fatal flags are passed on to the worker.
+
+// Page query flags the worker reads (see worker.js); nothing else of the page URL reaches it.
+const WORKER_FLAGS = ["boot", "debug"];
+
+function workerURL(url) {
+  const result = new URL(url, self.location.href);
+  const page = new URLSearchParams(self.location.search);
+  for (const flag of WORKER_FLAGS) {
+    if (page.has(flag)) result.searchParams.set(flag, page.get(flag));
+  }
+  return result;
+}
 
 export class WorkerError extends Error {
   constructor(type, message) {
@@ -12,7 +28,11 @@ export class WorkerError extends Error {
 export class WorkerClient {
   /**
    * @param {URL|string} url  the module worker script
-   * @param {{onBoot?, onReady?, onFatal?, onCrash?}} hooks  lifecycle callbacks for the UI
+   * @param {{onBoot?, onReady?, onFatal?, onCrash?}} hooks  lifecycle callbacks for the UI:
+   *   onBoot({stage, step, steps, boot?, reason?}), onReady(versions) (versions.boot is
+   *   "snapshot" or "fallback", versions.boot_reason says why on a fallback), onFatal(message)
+   *   when Python cannot start, onCrash(message) when a ready worker died: the client has
+   *   already restarted it (this.ready is the new boot), so the UI must not restart it again.
    */
   constructor(url, hooks = {}) {
     this.url = url;
@@ -22,11 +42,12 @@ export class WorkerClient {
     this.worker = null;
     this.ready = null;        // a promise that settles with the versions or the fatal message
     this.versions = null;
+    this.crashes = 0;         // workers restarted here after a crash
     this.start();
   }
 
   start() {
-    const worker = new Worker(this.url, { type: "module", name: "bpelab" });
+    const worker = new Worker(workerURL(this.url), { type: "module", name: "bpelab" });
     this.worker = worker;
     this.versions = null;
     this.ready = new Promise((resolve, reject) => {
@@ -51,6 +72,11 @@ export class WorkerClient {
       this._bootReject(new WorkerError("fatal", message));
       this.hooks.onFatal?.(message);
     } else {
+      // It was running: start a fresh one now (its tokenizers are gone), then tell the UI.
+      this.crashes += 1;
+      this.worker = null;
+      worker.terminate();
+      this.start();
       this.hooks.onCrash?.(message);
     }
   }
@@ -65,6 +91,7 @@ export class WorkerClient {
       return;
     }
     if (message.type === "fatal") {
+      if (message.after_ready || this.versions !== null) { this._fail(worker, message.message); return; }
       this._rejectAll("fatal", message.message);
       this._bootReject(new WorkerError("fatal", message.message));
       this.hooks.onFatal?.(message.message);

@@ -1,20 +1,39 @@
 // The module worker: boots Pyodide from our own folder, unpacks the bpelab
 // package and answers requests through bpelab.worker_api. Protocol (STYLE.md):
-//   boot:    {type:"boot", stage, step, steps} ... then {type:"ready", versions} | {type:"fatal", message}
+//   boot:    {type:"boot", stage, step, steps, boot?, reason?} ...
+//            then {type:"ready", versions} | {type:"fatal", message}
 //   request: {id, type, payload}
 //   replies: {id, type:"progress", payload}* then {id, type:"result", payload} | {id, type:"error", error:{type, message}}
-import { loadPyodide } from "../pyodide/pyodide.mjs";
+//   after a fatal Pyodide error while serving: {type:"fatal", message, after_ready:true}; the page restarts the worker.
+//
+// Two boot paths (issue 16). "snapshot": Python's memory as build_site.py saved it after
+// importing bpelab (build.json `snapshot`), gzip-compressed, so only the runtime starts.
+// "fallback": a normal loadPyodide() and import. The fallback is taken, with the reason in
+// the boot and ready messages, when the build has no snapshot, when it was made by another
+// Pyodide or another package than the one this build ships, when it fails to load, or when
+// the page was opened with ?boot=fallback (WorkerClient passes that on).
+import { loadPyodide, version as PYODIDE_VERSION } from "../pyodide/pyodide.mjs";
 
 const SITE = new URL("../", import.meta.url);
+const FLAGS = new URL(import.meta.url).searchParams;
 const BOOT_STAGES = ["config", "runtime", "package", "import"];
+const SITE_DIR = "/home/pyodide/site";
+// Nesting deep enough to overflow the JavaScript stack inside Python's JSON parser: a real fatal error.
+const FATAL_PROBE = "import json\njson.loads('[' * 200000 + ']' * 200000)";
 
 let handle = null;  // Python callable: handle(kind, payload_json, progress) -> reply_json
 let pyodide = null;
-let build = null;   // build.json: versions and the rank files the site ships
+let build = null;   // build.json: versions and the files the site ships
 let chain = null;   // requests run one after another, in arrival order
+let fatal = null;   // the message, once Pyodide has failed fatally: no request runs after it
+let bootPath = null;
+let bootReason = null;
 
 function stage(name) {
-  self.postMessage({ type: "boot", stage: name, step: BOOT_STAGES.indexOf(name) + 1, steps: BOOT_STAGES.length });
+  const message = { type: "boot", stage: name, step: BOOT_STAGES.indexOf(name) + 1, steps: BOOT_STAGES.length };
+  if (bootPath) message.boot = bootPath;
+  if (bootReason) message.reason = bootReason;
+  self.postMessage(message);
 }
 
 async function fetchOk(url) {
@@ -23,40 +42,127 @@ async function fetchOk(url) {
   return response;
 }
 
+/** Why this build's snapshot cannot be used here, or null when it can. */
+function snapshotProblem(info) {
+  const snap = info.snapshot;
+  if (FLAGS.get("boot") === "fallback") return "the page asked for it (?boot=fallback)";
+  if (!snap || !snap.file) return "this build has no snapshot";
+  if (snap.pyodide !== PYODIDE_VERSION) {
+    return `the snapshot was made by Pyodide ${snap.pyodide}, but Pyodide ${PYODIDE_VERSION} is running`;
+  }
+  if (snap.package_sha256 !== info.package_sha256 || snap.bpelab !== info.bpelab) {
+    return `the snapshot holds bpelab ${snap.bpelab} (package ${String(snap.package_sha256).slice(0, 12)}), ` +
+      `but this build ships bpelab ${info.bpelab} (package ${String(info.package_sha256).slice(0, 12)})`;
+  }
+  return null;
+}
+
+/** The snapshot's bytes: fetched and gunzipped as they arrive (any static host works, no Content-Encoding needed). */
+async function fetchSnapshot(info) {
+  const response = await fetchOk(new URL(info.snapshot.file, SITE));
+  const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return checkSnapshot(new Uint8Array(await new Response(stream).arrayBuffer()), info.snapshot);
+}
+
+// Pyodide 314's snapshot header: a magic number, then the header's length; wasm memory follows in 64 KiB pages.
+const SNAPSHOT_MAGIC = 1886286592;
+
+/**
+ * Refuse a snapshot that is not whole before Pyodide sees it: Pyodide sizes the wasm
+ * memory by it, and a memory too small makes instantiation fail with a warning only,
+ * so loadPyodide would wait for ever instead of throwing.
+ */
+function checkSnapshot(bytes, expected) {
+  if (bytes.byteLength !== expected.bytes) {
+    throw new Error(`it has ${bytes.byteLength} bytes, not the ${expected.bytes} the build made`);
+  }
+  const header = new Uint32Array(bytes.buffer, bytes.byteOffset, 2);
+  if (header[0] !== SNAPSHOT_MAGIC || header[1] >= bytes.byteLength || (bytes.byteLength - header[1]) % 65536) {
+    throw new Error("it is not a Pyodide memory snapshot");
+  }
+  return bytes;
+}
+
+const OPTIONS = {
+  // Packages would otherwise resolve against the CDN; we load none, and
+  // pointing the package base at our own folder keeps every URL same-origin.
+  // make_snapshot.mjs passes the same options, so both paths set Python up alike.
+  fullStdLib: false,
+  stdout: (line) => console.log("[py]", line),
+  stderr: (line) => console.warn("[py]", line),
+};
+
+async function startPython(info, indexURL) {
+  const problem = snapshotProblem(info);
+  if (!problem) {
+    bootPath = "snapshot";
+    stage("runtime");
+    try {
+      // A promise: the snapshot downloads while Pyodide fetches and compiles its wasm.
+      const snapshot = fetchSnapshot(info);
+      snapshot.catch(() => {}); // loadPyodide awaits it; this only keeps an early failure from being "unhandled"
+      const py = await loadPyodide({ ...OPTIONS, indexURL, packageBaseUrl: indexURL, _loadSnapshot: snapshot });
+      // The build's claims were checked above; this checks what is really inside.
+      const inside = py.runPython("import __main__, json\njson.dumps(getattr(__main__, '_bpelab_snapshot', None))");
+      const marker = JSON.parse(inside);
+      if (!marker || marker.package_sha256 !== info.package_sha256) {
+        throw new Error(`it holds package ${String(marker?.package_sha256).slice(0, 12)}, ` +
+          `not this build's ${String(info.package_sha256).slice(0, 12)}`);
+      }
+      return py;
+    } catch (error) {
+      bootReason = `the snapshot did not load: ${error && error.message ? error.message.split("\n")[0] : error}`;
+      console.warn(`bpelab: ${bootReason}; starting Python normally`);
+    }
+  } else {
+    bootReason = problem;
+  }
+  bootPath = "fallback";
+  stage("runtime");
+  return loadPyodide({ ...OPTIONS, indexURL, packageBaseUrl: indexURL });
+}
+
 async function boot() {
   stage("config");
-  // The build info and the package download while Pyodide starts, not after it.
-  const buildReady = fetchOk(new URL("build.json", SITE)).then((response) => response.json());
-  const zipReady = buildReady.then(async (info) => {
-    // The hash in the query string makes a rebuilt package bypass any cached copy.
-    const zipURL = new URL(`py/bpelab.zip?v=${info.package_sha256.slice(0, 16)}`, SITE);
-    return (await fetchOk(zipURL)).arrayBuffer();
-  });
+  build = await (await fetchOk(new URL("build.json", SITE))).json();
+  // The package downloads while Python starts, not after it. Its name carries its hash (cacheable for ever).
+  const zipReady = fetchOk(new URL(build.package_file || "py/bpelab.zip", SITE)).then((response) => response.arrayBuffer());
   zipReady.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
-  stage("runtime");
-  const indexURL = new URL("pyodide/", SITE).href;
-  pyodide = await loadPyodide({
-    indexURL,
-    // Packages would otherwise resolve against the CDN; we load none, and
-    // pointing the package base at our own folder keeps every URL same-origin.
-    packageBaseUrl: indexURL,
-    fullStdLib: false,
-    stdout: (line) => console.log("[py]", line),
-    stderr: (line) => console.warn("[py]", line),
-  });
-  build = await buildReady;
+  pyodide = await startPython(build, new URL("pyodide/", SITE).href);
+  pyodide._api.on_fatal = (error) => { fatal = fatalMessage(error); };
   stage("package");
-  const zip = await zipReady;
-  pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide/site" });
+  // Also on the snapshot path: the snapshot holds Python's memory, not the file system,
+  // and the package's files (and any module imported later) must be there.
+  pyodide.unpackArchive(await zipReady, "zip", { extractDir: SITE_DIR });
   stage("import");
-  pyodide.runPython("import sys\nif '/home/pyodide/site' not in sys.path: sys.path.insert(0, '/home/pyodide/site')");
+  pyodide.runPython(`import importlib, sys\nif ${JSON.stringify(SITE_DIR)} not in sys.path: sys.path.insert(0, ${JSON.stringify(SITE_DIR)})\nimportlib.invalidate_caches()`);
   const api = pyodide.pyimport("bpelab.worker_api");
   api.configure(JSON.stringify({ site: SITE.href, ranks: build.ranks || [] }));
   handle = api.handle;
   const versions = JSON.parse(api.versions());
   versions.pyodide = pyodide.version;
   versions.build = { bpelab: build.bpelab, pyodide: build.pyodide };
+  versions.boot = bootPath;
+  if (bootReason) versions.boot_reason = bootReason;
+  versions.boot_ms = Math.round(performance.now());  // since this worker started
   self.postMessage({ type: "ready", versions });
+}
+
+function fatalMessage(error) {
+  const text = String(error && error.message ? error.message : error).split("\n")[0];
+  return `Python stopped after a fatal error in Pyodide (${text})`;
+}
+
+function isFatal(error) {
+  return Boolean(fatal || (error && error.pyodide_fatal_error) || /already fatally failed/.test(String(error && error.message)));
+}
+
+/** Pyodide cannot be used after a fatal error: say so once, answer the request, and let the page restart us. */
+function reportFatal(id, error) {
+  fatal = fatal || fatalMessage(error);
+  if (id !== undefined) self.postMessage({ id, type: "error", error: { type: "PyodideFatalError", message: fatal } });
+  self.postMessage({ type: "fatal", message: fatal, after_ready: true });
+  handle = null;
 }
 
 // Requests that need a file first: Python reads it from Pyodide's file system,
@@ -67,7 +173,9 @@ async function prepare(request) {
   if (!(build.ranks || []).includes(file)) return; // worker_api explains the missing file
   const path = `/tmp/ranks/${file}`;
   if (!pyodide.FS.analyzePath(path).exists) {
-    const data = new Uint8Array(await (await fetchOk(new URL(`ranks/${file}`, SITE))).arrayBuffer());
+    // build.json maps each rank file to its content-hashed name.
+    const url = new URL((build.rank_files || {})[file] || `ranks/${file}`, SITE);
+    const data = new Uint8Array(await (await fetchOk(url)).arrayBuffer());
     pyodide.FS.mkdirTree("/tmp/ranks");
     pyodide.FS.writeFile(path, data);
   }
@@ -75,24 +183,47 @@ async function prepare(request) {
 }
 
 async function answer(request) {
+  if (fatal) {
+    self.postMessage({ id: request.id, type: "error", error: { type: "PyodideFatalError", message: `${fatal}; restart it` } });
+    return;
+  }
   if (!handle) {
     self.postMessage({ id: request.id, type: "error", error: { type: "NotReady", message: "Python is not running; restart it" } });
+    return;
+  }
+  const { id, type, payload } = request;
+  if (type === "_debug_fatal") {
+    // Tests only (the page must be opened with ?debug=fatal): drive Pyodide into a real fatal state.
+    if (FLAGS.get("debug") !== "fatal") {
+      self.postMessage({ id, type: "error", error: { type: "RequestError", message: "_debug_fatal needs the page opened with ?debug=fatal" } });
+      return;
+    }
+    try {
+      pyodide.runPython(FATAL_PROBE);
+    } catch (error) {
+      if (isFatal(error)) { reportFatal(id, error); return; }
+      self.postMessage({ id, type: "error", error: { type: "RequestError", message: `the probe did not fail fatally: ${error.message}` } });
+      return;
+    }
+    self.postMessage({ id, type: "error", error: { type: "RequestError", message: "the probe did not fail fatally" } });
     return;
   }
   try {
     await prepare(request);
   } catch (error) {
-    self.postMessage({ id: request.id, type: "error", error: { type: "FetchError", message: String(error.message || error) } });
+    if (isFatal(error)) { reportFatal(id, error); return; }
+    self.postMessage({ id, type: "error", error: { type: "FetchError", message: String(error.message || error) } });
     return;
   }
-  const { id, type, payload } = request;
   // Python calls this with a JSON string; the page throttles nothing, so Python does.
   const progress = (json) => self.postMessage({ id, type: "progress", payload: JSON.parse(json) });
   let reply;
   try {
     reply = JSON.parse(handle(type, JSON.stringify(payload ?? {}), progress));
   } catch (error) {
-    // Only a bug in worker_api itself lands here: it turns Python errors into replies.
+    // worker_api turns Python errors into replies; what lands here is a fatal
+    // Pyodide error (a JavaScript stack overflow, out of memory) or a bug in worker_api.
+    if (isFatal(error)) { reportFatal(id, error); return; }
     self.postMessage({ id, type: "error", error: { type: error.type || error.name || "Error", message: String(error.message || error) } });
     return;
   }
