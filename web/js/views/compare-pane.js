@@ -117,12 +117,13 @@ export class ComparePane {
   }
 
   /** A pane that cannot show anything (no trained tokenizer, raise with a special token...). */
-  showError(message) {
+  showError(message, result = null) {
     this.node.removeAttribute("aria-busy");
-    this.result = null;
+    this.result = result;
     this.status.textContent = message;
     this.status.classList.add("error");
     this.counts.replaceChildren();
+    if (!result) this.policies.replaceChildren();
     this.pager.hidden = true;
     this.display.render?.({ tokens: [], ids: [], groups: [], start: 0, stop: 0, total: 0 }, { whitespace: true });
     this.node.dataset.tokens = "";
@@ -134,7 +135,7 @@ export class ComparePane {
     this.node.removeAttribute("aria-busy");
     this.status.classList.remove("error");
     this.drawPolicies(result.policies, policy);
-    if (result.error) { this.showError(result.error); this.drawPolicies(result.policies, policy); return; }
+    if (result.error) { this.showError(result.error, result); this.drawPolicies(result.policies, policy); return; }
     const c = result.counts;
     this.node.dataset.tokens = String(result.total);
     this.status.textContent = result.neighbour === null || result.neighbour === undefined ? ""

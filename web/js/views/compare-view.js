@@ -163,7 +163,7 @@ class CompareView extends HTMLElement {
   }
 
   paneHandles() {
-    return this.panes.filter((p) => p.handle && p.result && !p.result.error).map((p) => ({ handle: p.handle, name: paneName(p.spec), spec: p.spec }));
+    return this.panes.filter((p) => p.handle).map((p) => ({ handle: p.handle, name: paneName(p.spec), spec: p.spec }));
   }
 
   async focusToken(pane, index, id) {
