@@ -1,6 +1,6 @@
 // <bpe-lab>: a BPE Lab widget as a self-sizing iframe, for course pages that allow scripts.
 //
-//   <script src="https://example.org/bpe-lab/bpe-lab.js" defer></script>
+//   <script src="(the site's address)/bpe-lab.js" defer></script>
 //   <bpe-lab id="intro" view="compare" panes="gpt2,cl100k,o200k" text="Xin chào thế giới"></bpe-lab>
 //
 // Every attribute but the ones below becomes a widget parameter (README,

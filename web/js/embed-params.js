@@ -26,7 +26,7 @@ export const DEFAULT_SAMPLE = "seed003-low-lower";
 const WIDGET_KEYS = ["view", "start", "theme", "id", "autoplay", "z"];
 // Keys the view understands (the app's short keys plus the per-view ones).
 const VIEW_KEYS = ["sample", "text", "size", "mode", "pre", "pattern", "tie", "min", "special", "sep", "septext",
-  "limit", "layout", "step", "predict", "panes", "policy", "k", "ws"];
+  "limit", "layout", "step", "predict", "panes", "policy", "tok", "k", "ws", "speed", "at", "trace", "lang"];
 export const KNOWN_KEYS = [...WIDGET_KEYS, ...VIEW_KEYS];
 
 // A sample's settings (samples/index.json, long names) as short keys.
@@ -161,12 +161,13 @@ export async function parseEmbedParams(raw, samples) {
   }
 
   // Training settings.
-  for (const key of ["mode", "pre", "tie", "sep", "policy", "layout"]) {
+  for (const key of ["mode", "pre", "tie", "sep", "policy", "layout", "tok", "ws", "lang"]) {
     const list = { mode: ["vocab", "merges"], pre: PRETOKENIZERS, tie: TIE_BREAKS, sep: SEPARATORS, policy: POLICIES,
-      layout: ["seed", "gpt2"] }[key];
+      layout: ["seed", "gpt2"], tok: ["gpt2", "cl100k", "o200k", "trained"], ws: ["0", "1"], lang: ["bundled", "pasted"] }[key];
     choice(key, list, (v) => { params[key] = v; });
   }
-  for (const key of ["pattern", "septext", "ws", "k", "limit"]) if (raw.has(key)) params[key] = get(key);
+  // The app's own view keys (the explorer's speed, window and trace box; k): its views check them.
+  for (const key of ["pattern", "septext", "k", "limit", "speed", "at", "trace"]) if (raw.has(key)) params[key] = get(key);
   if (raw.has("pattern") && !raw.has("pre")) params.pre = "custom";
   if (params.pre === "custom" && !params.pattern) errors.push("pre=custom needs a pattern= (a regular expression).");
   if (raw.has("pattern") && params.pre && params.pre !== "custom") {

@@ -7,8 +7,9 @@
 //   const share = document.createElement("bpe-share-link");
 //   share.connect(viewElement, "explore");   // again whenever the route changes
 //
-// It reads view.params (and, when params leave the text out, view.text if the
-// view has it, and view.shareNotes: extra sentences on what a link cannot hold).
+// It reads view.params (and, when params leave the text out, view.fullText or
+// view.text if the view has it as a string, and view.shareNotes: extra sentences
+// on what a link cannot hold).
 import { el, fmt } from "../dom.js";
 import { makeHash } from "../views.js";
 
@@ -95,7 +96,7 @@ class ShareLink extends HTMLElement {
 
   current() {
     const params = this.view?.params || {};
-    const text = typeof this.view?.text === "string" ? this.view.text : null;
+    const text = [this.view?.fullText, this.view?.text].find((t) => typeof t === "string") ?? null;
     return shareLink(location.href, this.route, params, text);
   }
 

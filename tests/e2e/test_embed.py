@@ -1,0 +1,394 @@
+"""The embed (issue 15) on two origins: widgets on one, the course page on another.
+
+The built site is served twice: as the widget's site (`site_url`,
+http://127.0.0.1:A/) and as the course page's (http://localhost:B/). The demo
+lesson (web/demo/lesson.html?widget=http://127.0.0.1:A/) embeds seed 003's toy
+corpus in the explorer, narrated by its buttons through postMessage commands,
+and a <bpe-lab> compare view of "Xin chào thế giới". The expected numbers:
+
+- Seed 003 (Sennrich's low/lower/widest/newest corpus, GPT-2 pattern,
+  tie-break "greater", vocabulary 265 with <|endoftext|>): merge 3 joins
+  o (111) + w (119) -> 258 with count 7 (a tie with l + o, the greater pair
+  wins); merge 5 joins w (119) + est (257) -> 260 with count 6 (the six
+  newest: ␣newest five times and newest once; widest has d before est).
+- "Xin chào thế giới" is 15 tokens in GPT-2, 9 in cl100k and 5 in o200k, with
+  tiktoken's ids.
+
+Every message the widgets post to the page is recorded by an init script in
+the top frame (window.__bpe), with its origin.
+"""
+
+import json
+import re
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from site_harness import BOOT_TIMEOUT_MS, TRAIN_TIMEOUT_MS
+
+XIN_CHAO = "Xin chào thế giới"
+
+RECORD_MESSAGES = """
+if (window.top === window) {
+  window.__bpe = [];
+  addEventListener("message", (event) => {
+    const data = event.data;
+    if (data && typeof data === "object" && (data.source === "bpe-lab" || data.subject === "lti.frameResize")) {
+      window.__bpe.push({origin: event.origin, data: JSON.parse(JSON.stringify(data))});
+    }
+  });
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def host_url(site_dir):
+    """The same site on a second origin (another host name and port): the course page's."""
+    from bpelab.serve import serve_in_thread
+
+    server, url = serve_in_thread(site_dir, host="localhost")
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """(folder, url): course pages the tests write, served on a third origin."""
+    from bpelab.serve import serve_in_thread
+
+    folder = tmp_path_factory.mktemp("course-pages")
+    server, url = serve_in_thread(folder, host="localhost")
+    yield folder, url
+    server.shutdown()
+    server.server_close()
+
+
+class Host:
+    """A course page on the host origin with widgets from the widget origin, and what it heard and fetched."""
+
+    def __init__(self, page, host_url, widget_url, pages=None):
+        self.page = page
+        self.host = host_url.rstrip("/")
+        self.widget = widget_url.rstrip("/")
+        self.console = []
+        self.requests = []  # (url, url of the frame that asked, or "" for a worker)
+        self.outside = []
+        self.pages = pages  # (folder, url) for pages a test writes
+
+    def messages(self, type_=None, id_=None):
+        out = [m["data"] for m in self.page.evaluate("window.__bpe || []")]
+        return [m for m in out if (type_ is None or m.get("type") == type_) and (id_ is None or m.get("id") == id_)]
+
+    def wait_message(self, type_, id_, predicate="true", timeout=BOOT_TIMEOUT_MS):
+        """The last message of this type and id for which the JS `predicate` (on m) holds, once one arrives.
+
+        Polled from Python: page.wait_for_function evaluates strings in the page, which a course page's
+        CSP (no 'unsafe-eval') forbids.
+        """
+        return self.wait_for(
+            f"(window.__bpe || []).map(({{data: m}}) => m).filter((m) => m.type === {json.dumps(type_)} "
+            f"&& m.id === {json.dumps(id_)} && ({predicate})).pop() || null", timeout,
+            f"no {type_} message from {id_!r} with {predicate}")
+
+    def wait_for(self, expression, timeout=BOOT_TIMEOUT_MS, what=None):
+        """Poll a JS expression in the top frame until it is truthy; return its value."""
+        deadline = time.monotonic() + timeout / 1000
+        while True:
+            value = self.page.evaluate(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout} ms: {what or expression}")
+            time.sleep(0.1)
+
+    def command(self, frame_selector, **fields):
+        """Post a command to a widget frame, as a course page would."""
+        self.page.evaluate(
+            "([sel, msg, origin]) => document.querySelector(sel).contentWindow.postMessage(msg, origin)",
+            [frame_selector, {"target": "bpe-lab", "type": "command", **fields}, self.widget])
+
+    def serve(self, name, html):
+        """Write a course page and return its address (on the pages' origin)."""
+        folder, url = self.pages
+        (folder / name).write_text(html, "utf-8")
+        return url + name
+
+
+def _new_host(browser, site_url, host_url, pages=None, release_ms=None):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    host = Host(page, host_url, site_url, pages)
+    allowed = (host.host + "/", host.widget + "/", "blob:", "data:") + ((pages[1],) if pages else ())
+    context.add_init_script(RECORD_MESSAGES)
+    if release_ms:
+        context.add_init_script(f"window.__bpeLabReleaseMs = {int(release_ms)};")
+
+    def route(route_):
+        request = route_.request
+        url = request.url
+        try:
+            frame_url = request.frame.url
+        except Exception:  # a worker's request has no frame
+            frame_url = ""
+        host.requests.append((url, frame_url))
+        if url.startswith(allowed):
+            route_.continue_()
+        else:
+            host.outside.append(url)
+            route_.abort()
+
+    context.route("**/*", route)
+    page.on("console", lambda message: host.console.append(f"{message.type}: {message.text}"))
+    page.on("pageerror", lambda error: host.console.append(f"pageerror: {error}"))
+    return context, host
+
+
+@pytest.fixture(scope="module")
+def lesson(browser, site_url, host_url):
+    """The demo lesson on the host origin, its widgets from the widget origin, both booted."""
+    context, host = _new_host(browser, site_url, host_url)
+    host.page.goto(f"{host.host}/demo/lesson.html?widget={site_url}")
+    host.page.locator("#explorer").scroll_into_view_if_needed()
+    host.wait_message("ready", "merges")
+    host.page.locator("bpe-lab#compare").scroll_into_view_if_needed()
+    host.wait_message("ready", "compare")
+    yield host
+    context.close()
+
+
+@pytest.fixture
+def fresh_host(browser, site_url, host_url, pages):
+    context, host = _new_host(browser, site_url, host_url, pages)
+    yield host
+    context.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        for value in getattr(item, "funcargs", {}).values():
+            if isinstance(value, Host):
+                report.sections.append(("browser console", "\n".join(value.console[-200:]) or "(empty)"))
+                report.sections.append(("messages", json.dumps(value.messages(), ensure_ascii=False)[-4000:]))
+
+
+def test_explorer_widget_boots_at_step_5_of_seed_003(lesson):
+    ready = lesson.messages("ready", "merges")
+    assert len(ready) == 1 and ready[0]["version"] == 1 and ready[0]["source"] == "bpe-lab"
+    state = lesson.wait_message("state", "merges", "m.step === 5")
+    assert state["view"] == "explorer"
+    assert state["steps"] == 8
+    assert state["pair"] == [119, 257]
+    assert state["merged"] == 260
+    assert state["count"] == 6
+    assert isinstance(state["tokens"], int) and state["tokens"] > 0
+
+
+def test_step_command_from_the_lessons_prose(lesson):
+    lesson.page.get_by_role("button", name="Show merge 3").click()
+    state = lesson.wait_message("state", "merges", "m.step === 3")
+    assert (state["pair"], state["merged"], state["count"]) == ([111, 119], 258, 7)
+    expect(lesson.page.locator("#narrator")).to_contain_text("Merge 3 of 8: tokens 111 and 119 become the new token 258")
+    # The widget draws the step it reports.
+    frame = lesson.page.frame_locator("#explorer")
+    expect(frame.locator("bpe-explorer-view")).to_contain_text("258")
+    lesson.page.get_by_role("button", name="Show merge 5").click()
+    lesson.wait_message("state", "merges", "m.step === 5 && m.merged === 260")
+
+
+def test_compare_widget_matches_tiktoken(lesson, tiktoken_encoding):
+    state = lesson.wait_message("state", "compare", "Array.isArray(m.panes) && m.panes.length === 3")
+    panes = state["panes"]
+    assert [p["tokenizer"] for p in panes] == ["gpt2", "cl100k", "o200k"]
+    assert [p["tokens"] for p in panes] == [15, 9, 5]
+    for pane, name in zip(panes, ["gpt2", "cl100k_base", "o200k_base"]):
+        assert pane["ids"] == tiktoken_encoding(name).encode(XIN_CHAO), pane["tokenizer"]
+    expect(lesson.page.locator("#compare-caption")).to_have_text("gpt2: 15 tokens · cl100k: 9 tokens · o200k: 5 tokens")
+
+
+def test_frame_height_follows_resize(lesson):
+    element = lesson.page.locator("bpe-lab#compare")
+    frame = element.locator("iframe")
+    before = lesson.messages("resize", "compare")[-1]["height"]
+    long_text = "\n".join(f"{XIN_CHAO} {i}: the frame grows with its content." for i in range(40))
+    element.evaluate("(node, text) => node.setText(text)", long_text)
+    grown = lesson.wait_message("resize", "compare", f"m.height > {before + 100}", timeout=TRAIN_TIMEOUT_MS)
+    expect(frame).to_have_attribute("style", re.compile(rf"height: {grown['height']}px"))
+    # The same message in Canvas's form.
+    heights = [m["height"] for m in lesson.page.evaluate("window.__bpe.map((m) => m.data)") if m.get("subject") == "lti.frameResize"]
+    assert grown["height"] in heights
+    assert all(isinstance(m["height"], int) for m in lesson.messages("resize"))
+    # The lesson's plain iframe follows too (its own script does what <bpe-lab> does).
+    last = lesson.messages("resize", "merges")[-1]["height"]
+    assert lesson.page.locator("#explorer").evaluate("(f) => f.clientHeight") == last
+    element.evaluate("(node, text) => node.setText(text)", XIN_CHAO)
+    lesson.wait_message("state", "compare", "m.panes && m.panes[0].tokens === 15", timeout=TRAIN_TIMEOUT_MS)
+
+
+def test_malformed_commands_are_answered_with_errors(lesson):
+    before = len(lesson.messages("error", "merges"))
+    lesson.command("#explorer", action="jump")
+    lesson.command("#explorer", action="step", step="three")
+    lesson.command("#explorer", action="view", view="nowhere")
+    lesson.page.evaluate("""(origin) => document.querySelector('#explorer').contentWindow.postMessage(
+        {target: 'bpe-lab', type: 'hello'}, origin)""", lesson.widget)
+    lesson.page.evaluate("""(origin) => document.querySelector('#explorer').contentWindow.postMessage(
+        {type: 'command', action: 'step', step: 1}, origin)""", lesson.widget)  # no target: ignored
+    lesson.wait_for(f"window.__bpe.filter(({{data: m}}) => m.type === 'error' && m.id === 'merges').length >= {before + 4}")
+    errors = [m["message"] for m in lesson.messages("error", "merges")[before:]]
+    assert 'Unknown action "jump"' in errors[0]
+    assert 'step: a whole number of at least 0, got "three"' in errors[1]
+    assert 'view: one of explorer, compare, train, encode, got "nowhere"' in errors[2]
+    assert 'needs type: "command", got type: "hello"' in errors[3]
+    # Still alive, and the untargeted message moved nothing.
+    lesson.command("#explorer", action="step", step=4)
+    state = lesson.wait_message("state", "merges", "m.step === 4")
+    assert state["merged"] == 259
+    assert not any(m.get("step") == 1 for m in lesson.messages("state", "merges")[-2:])
+
+
+def test_no_request_leaves_its_origin(lesson):
+    assert lesson.outside == []
+    widget_requests = [(url, frame) for url, frame in lesson.requests if frame.startswith(lesson.widget + "/")]
+    assert widget_requests, "the widgets' requests were not seen"
+    assert all(url.startswith(lesson.widget + "/") for url, _ in widget_requests), widget_requests
+    page_requests = [(url, frame) for url, frame in lesson.requests if frame.startswith(lesson.host + "/")]
+    # The course page fetches its own files and the widgets' documents, nothing else.
+    for url, _ in page_requests:
+        assert url.startswith(lesson.host + "/") or re.match(re.escape(lesson.widget) + r"/embed\.html\?", url), url
+    # Python (the worker's requests carry no frame) loads from the widget's origin only.
+    assert any("pyodide" in url for url, frame in lesson.requests)
+    assert all(url.startswith(lesson.widget + "/") for url, frame in lesson.requests if "pyodide" in url)
+
+
+def test_bad_parameter_shows_its_message_and_posts_error(fresh_host):
+    url = fresh_host.serve("bad.html", f"""<!doctype html><title>bad</title>
+<iframe id="w" title="widget" src="{fresh_host.widget}/embed.html?view=explorer&sample=no-such-sample&size=12&id=bad"
+  style="width:600px;height:300px"></iframe>""")
+    fresh_host.page.goto(url)
+    error = fresh_host.wait_message("error", "bad", "m.message.includes('no-such-sample')")
+    assert error["message"].startswith('There is no sample "no-such-sample". The bundled samples are: seed003-low-lower')
+    frame = fresh_host.page.frame_locator("#w")
+    expect(frame.locator("#embed")).to_have_attribute("data-state", "error")
+    expect(frame.locator("#embed-errors")).to_contain_text('There is no sample "no-such-sample"')
+    expect(frame.locator("#embed-errors")).to_contain_text('size="12" is not a vocabulary size')
+    assert any("size=\"12\"" in m["message"] for m in fresh_host.messages("error", "bad"))
+    assert fresh_host.messages("ready") == []
+    # Never a blank frame: the host heard its height too.
+    assert fresh_host.messages("resize", "bad")[-1]["height"] > 100
+
+
+def test_unknown_view_and_bad_values(fresh_host):
+    cases = {
+        "view=timeline": 'view="timeline" is not known: use explorer, compare, train or encode.',
+        "view=compare&panes=gpt2,gpt5": 'panes="gpt2,gpt5": "gpt5" is not a pane',
+        "theme=blue": 'theme="blue" is not known: use light, dark or auto.',
+        "special=<|endoftext|>": "must be a JSON list of strings",
+        "sample=seed003-low-lower&text=low": "Give only one of sample, text and z; got sample and text.",
+        "view=encode&z=%%%": "z= could not be read",
+    }
+    frames = "".join(f'<iframe title="case {i}" src="{fresh_host.widget}/embed.html?{query}&id=c{i}"></iframe>'
+                     for i, query in enumerate(cases))
+    fresh_host.page.goto(fresh_host.serve("cases.html", f"<!doctype html><title>cases</title>{frames}"))
+    for i, expected in enumerate(cases.values()):
+        message = fresh_host.wait_message("error", f"c{i}")
+        assert expected in message["message"]
+        expect(fresh_host.page.frame_locator(f'iframe[title="case {i}"]').locator("#embed-errors")).to_contain_text(expected)
+
+
+def test_bpe_lab_element_from_the_widgets_own_script(fresh_host, tiktoken_encoding):
+    """A page that loads bpe-lab.js from the widget's site: the frame's src comes from the script's URL."""
+    url = fresh_host.serve("element.html", f"""<!doctype html><title>element</title>
+<script src="{fresh_host.widget}/bpe-lab.js"></script>
+<p id="log"></p>
+<bpe-lab id="enc" view="encode" tok="gpt2" text="hello world" theme="dark" height="200" title="BPE Lab: encode hello world"></bpe-lab>
+<script>
+  const el = document.getElementById("enc");
+  el.addEventListener("bpe-lab:state", (e) => {{ document.getElementById("log").textContent = e.detail.tokens + " tokens"; }});
+  el.setText("hello world, again");  // before ready: it waits for the widget
+</script>""")
+    fresh_host.page.goto(url)
+    frame = fresh_host.page.locator("bpe-lab#enc iframe")
+    expect(frame).to_have_attribute("src", re.compile(re.escape(fresh_host.widget) + r"/embed\.html\?view=encode&tok=gpt2&theme=dark&id=enc#text=hello"))
+    expect(frame).to_have_attribute("sandbox", "allow-scripts allow-same-origin allow-downloads allow-popups")
+    expect(frame).to_have_attribute("title", "BPE Lab: encode hello world")
+    fresh_host.wait_message("ready", "enc")
+    expected = tiktoken_encoding("gpt2").encode("hello world, again")
+    state = fresh_host.wait_message("state", "enc", f"m.ids && m.ids.length === {len(expected)}")
+    assert (state["tokenizer"], state["tokens"], state["ids"]) == ("gpt2", len(expected), expected)
+    expect(fresh_host.page.locator("#log")).to_have_text(f"{state['tokens']} tokens")
+    expect(fresh_host.page.frame_locator("bpe-lab#enc iframe").locator("html")).to_have_attribute("data-theme", "dark")
+    height = fresh_host.messages("resize", "enc")[-1]["height"]
+    expect(frame).to_have_attribute("style", re.compile(rf"height: {height}px"))
+
+
+def test_out_of_view_widget_gives_its_worker_back_and_restores(browser, site_url, host_url, pages):
+    """The 30 s of the issue, shortened to 1.5 s through the test hook window.__bpeLabReleaseMs."""
+    context, host = _new_host(browser, site_url, host_url, pages, release_ms=1500)
+    try:
+        url = host.serve("release.html", f"""<!doctype html><title>release</title>
+<div style="height:1400px">above</div>
+<iframe id="w" title="widget" style="width:900px;height:600px" src="{host.widget}/embed.html?view=explorer&step=2&id=r"></iframe>
+<div style="height:2400px">below</div>""")
+        host.page.goto(url)
+        frame = host.page.frame_locator("#w")
+        expect(frame.locator("#embed")).to_have_attribute("data-state", "preview")
+        host.page.wait_for_timeout(500)
+        assert host.messages("ready") == [], "a widget out of view started Python"
+        host.page.locator("#w").scroll_into_view_if_needed()
+        host.wait_message("ready", "r")
+        host.wait_message("state", "r", "m.step === 2")
+        host.command("#w", action="step", step=4)
+        host.wait_message("state", "r", "m.step === 4 && m.merged === 259")
+        host.page.evaluate("window.scrollTo(0, 0)")
+        expect(frame.locator("#embed")).to_have_attribute("data-state", "released", timeout=10_000)
+        count = len(host.messages("state", "r"))
+        host.page.locator("#w").scroll_into_view_if_needed()
+        expect(frame.locator("#embed")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+        state = host.wait_message("state", "r", "m.step === 4")
+        assert (state["pair"], state["merged"]) == ([108, 258], 259)
+        assert len(host.messages("ready", "r")) == 1, "ready is told once"
+        assert len(host.messages("state", "r")) > count
+        assert host.outside == []
+    finally:
+        context.close()
+
+
+def test_share_link_reopens_the_same_view(browser, site_url):
+    """"Copy link" in the app: a new page at that link shows the same view and state."""
+    record = """window.__states = []; document.addEventListener("bpe-state", (e) => window.__states.push(e.detail));"""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
+    context.add_init_script(record)
+    try:
+        page = context.new_page()
+        page.goto(site_url + "#/explore?sample=seed003-low-lower&step=3")
+        poll = lambda expr: Host(page, site_url, site_url).wait_for(expr, TRAIN_TIMEOUT_MS)
+        first = poll("window.__states.filter((s) => s.view === 'explorer' && s.step === 3).pop()")
+        share = page.locator("bpe-share-link")
+        share.get_by_role("button", name="Copy link").click()
+        expect(share.get_by_role("status")).to_contain_text("Link copied.")
+        link = share.get_attribute("data-href")
+        assert link.startswith(site_url) and "#/explore?" in link and "step=3" in link
+        assert page.evaluate("navigator.clipboard.readText()") == link
+        other = context.new_page()
+        other.goto(link)
+        again = Host(other, site_url, site_url).wait_for(
+            "window.__states.filter((s) => s.view === 'explorer' && s.step === 3).pop()", TRAIN_TIMEOUT_MS)
+        assert again == first
+    finally:
+        context.close()
+
+
+def test_embed_links_the_apps_stylesheets():
+    """The embed mounts the app's views, so it must load every stylesheet the app does."""
+    from site_harness import ROOT
+
+    def sheets(name):
+        return re.findall(r'<link rel="stylesheet" href="([^"]+)"', (ROOT / "web" / name).read_text("utf-8"))
+
+    assert set(sheets("index.html")) <= set(sheets("embed.html"))
