@@ -13,8 +13,13 @@ import signal
 
 from .pretokenize import get_pretokenizer, split_special
 
-# Below this many characters a pool costs more than it saves.
-MIN_PARALLEL_CHARS = 2_000_000
+# Below this many characters a pool costs more than it saves: starting the processes,
+# sending them the text and adding their tables back. Measured with
+# build_scripts/bench_workers.py on the project's 2-CPU machine (KJV + Python docs, 2 workers
+# against 1, medians of 3, 200 and 1000 merges): 2 workers were slower at every size up to
+# 4M characters (1.01-3.9x the time of one) and faster from 8M (0.83-0.95x). train() and
+# count_pieces_parallel both check it, so a smaller input never starts a process.
+MIN_PARALLEL_CHARS = 6_000_000
 
 
 def _ignore_interrupts():
