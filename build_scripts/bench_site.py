@@ -1,11 +1,18 @@
-"""Benchmark the site in Chromium: cold load to ready, and training in the browser against CPython.
+"""Benchmark the site in Chromium: start-up on each boot path, and training in the browser against CPython.
 
-Usage: .venv/bin/python build_scripts/bench_site.py [--chars 1000000] [--vocab 2000] [--loads 3]
+Usage: .venv/bin/python build_scripts/bench_site.py [--loads 5] [--chars 1000000] [--vocab 2000] [--boot-only]
 
-1. Builds the site into a temporary folder and serves it on 127.0.0.1.
-2. Cold load: a fresh Chromium process per load (no HTTP cache, no compiled
-   wasm cache), timed from navigation to data-state=ready. Then one warm
-   reload in the last browser, for comparison.
+1. Builds the site into a temporary folder (with its memory snapshot) and
+   serves it on 127.0.0.1 with `bpelab serve`'s handler, counting the bytes
+   it sends (headers and bodies) for each load.
+2. Start-up, --loads times each, interleaved, medians printed (issue 16):
+   - cold load to ready, snapshot path: a fresh Chromium process (no HTTP
+     cache, no compiled wasm), from navigation to #app[data-state=ready];
+   - the same with ?boot=fallback (a normal loadPyodide and import);
+   - a bare loadPyodide() in a module worker of a blank page of the same
+     site, same browser, same Pyodide files: the floor the site is measured against;
+   - a warm reload of the snapshot path in the browser of the cold load.
+   Times are the page's own performance.now() at ready (0 = navigation start).
 3. Training: the first --chars characters of the King James Bible (Debian's
    bible-kjv-text, printed by its `bible` program; see make_samples.py), to
    vocabulary --vocab with the default settings, in the browser's worker and
@@ -20,8 +27,10 @@ import importlib.util
 import json
 import os
 import platform
+import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -61,23 +70,135 @@ def wait_ready(page, timeout=120_000):
     expect(page.locator("#app")).to_have_attribute("data-state", "ready", timeout=timeout)
 
 
-def cold_loads(playwright, url, loads):
-    times = []
-    warm = None
-    for i in range(loads):
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        page = browser.new_page()
-        started = time.perf_counter()
+# A blank page of the site whose module worker only calls loadPyodide(), with the worker's options.
+BARE_FILES = {
+    "bench/bare.html": '<!doctype html><meta charset="utf-8"><title>bare loadPyodide</title>'
+                       '<body data-state="booting"><script type="module" src="bare.js"></script>\n',
+    "bench/bare.js": """const worker = new Worker(new URL("./bare-worker.js", import.meta.url), { type: "module" });
+worker.onmessage = () => { document.body.dataset.readyAt = String(performance.now()); document.body.dataset.state = "ready"; };
+""",
+    "bench/bare-worker.js": """import { loadPyodide } from "../pyodide/pyodide.mjs";
+const indexURL = new URL("../pyodide/", import.meta.url).href;
+await loadPyodide({ indexURL, packageBaseUrl: indexURL, fullStdLib: false });
+self.postMessage("ready");
+""",
+}
+
+# Ready on the site: #app[data-state=ready]; the time is the page's performance.now() when it got there.
+SITE_READY = """() => {
+  const app = document.querySelector("#app");
+  if (!app || app.dataset.state !== "ready") return false;
+  const times = (window.bpelab && bpelab.state && bpelab.state.bootTimes) || [];
+  const ready = times.filter((t) => t[0] === "ready").pop();
+  return { ms: ready ? ready[1] : performance.now(), boot: bpelab.client && bpelab.client.versions && bpelab.client.versions.boot };
+}"""
+BARE_READY = """() => document.body && document.body.dataset.state === "ready" && { ms: Number(document.body.dataset.readyAt) }"""
+
+
+class Counter:
+    """Bytes the server wrote since the last reset (headers and bodies)."""
+
+    def __init__(self):
+        self.bytes = 0
+        self.lock = threading.Lock()
+
+    def add(self, n):
+        with self.lock:
+            self.bytes += n
+
+    def take(self):
+        with self.lock:
+            n, self.bytes = self.bytes, 0
+        return n
+
+
+def counting_server(site, counter):
+    from bpelab.serve import SiteRequestHandler, make_server
+
+    class CountingWriter:
+        def __init__(self, raw):
+            self.raw = raw
+
+        def write(self, data):
+            counter.add(len(data))
+            return self.raw.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self.raw, name)
+
+    class CountingHandler(SiteRequestHandler):
+        def setup(self):
+            super().setup()
+            self.wfile = CountingWriter(self.wfile)
+
+        def log_request(self, code="-", size="-"):
+            pass
+
+        def log_message(self, *args):
+            pass
+
+    server = make_server(site, port=0, handler_class=CountingHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def timed_load(page, url, ready_js, counter, reload=False):
+    """(seconds to ready by the page's clock, bytes sent, boot path) of one navigation."""
+    counter.take()
+    if reload:
+        page.reload()
+    else:
         page.goto(url)
-        wait_ready(page)
-        times.append(time.perf_counter() - started)
-        if i == loads - 1:
-            started = time.perf_counter()
-            page.reload()
-            wait_ready(page)
-            warm = time.perf_counter() - started
-        browser.close()
-    return times, warm
+    handle = page.wait_for_function(ready_js, polling=20, timeout=180_000)
+    value = handle.json_value()
+    return value["ms"] / 1000, counter.take(), value.get("boot")
+
+
+def boot_loads(playwright, url, counter, loads):
+    """{kind: [(seconds, bytes)]} for the four start-ups, interleaved so drift hits all alike."""
+    results = {"snapshot": [], "fallback": [], "bare": [], "warm": []}
+    for _ in range(loads):
+        for kind in ("snapshot", "fallback", "bare"):
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            page = browser.new_page()
+            if kind == "bare":
+                seconds, sent, _ = timed_load(page, url + "bench/bare.html", BARE_READY, counter)
+            else:
+                query = "?boot=fallback" if kind == "fallback" else ""
+                seconds, sent, boot = timed_load(page, url + query, SITE_READY, counter)
+                if boot != kind:
+                    raise SystemExit(f"the {kind} load booted by {boot!r}: see the console of {url + query}")
+            results[kind].append((seconds, sent))
+            if kind == "snapshot":
+                # Whatever the page fetched after ready (samples, lazy views) is not part of the reload.
+                page.wait_for_timeout(500)
+                counter.take()
+                results["warm"].append(timed_load(page, url, SITE_READY, counter, reload=True)[:2])
+            browser.close()
+    return results
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def print_boot_table(results):
+    labels = {
+        "snapshot": "cold load to ready, snapshot",
+        "fallback": "cold load to ready, fallback (?boot=fallback)",
+        "bare": "bare loadPyodide() in a worker",
+        "warm": "warm reload, snapshot",
+    }
+    print(f"start-up, median of {len(results['snapshot'])} (min-max), bytes the server sent (median):")
+    for kind, label in labels.items():
+        seconds = [s for s, _ in results[kind]]
+        sent = median([b for _, b in results[kind]])
+        print(f"  {label:<48} {median(seconds):5.2f} s  ({min(seconds):.2f}-{max(seconds):.2f})  {sent / 1e6:7.2f} MB")
+    snapshot = median([s for s, _ in results["snapshot"]])
+    bare = median([s for s, _ in results["bare"]])
+    fallback = median([s for s, _ in results["fallback"]])
+    print(f"  snapshot / bare loadPyodide: {snapshot / bare:.2f}  (goal <= 0.50);  "
+          f"snapshot / fallback: {snapshot / fallback:.2f};  snapshot under 1.0 s: {'yes' if snapshot < 1.0 else 'no'}")
 
 
 def browser_training(playwright, url, text, vocab):
@@ -124,16 +245,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chars", type=int, default=1_000_000, help="characters of KJV to train on")
     parser.add_argument("--vocab", type=int, default=2000, help="target vocabulary size")
-    parser.add_argument("--loads", type=int, default=3, help="cold loads to time")
+    parser.add_argument("--loads", type=int, default=5, help="cold loads to time on each path")
+    parser.add_argument("--boot-only", action="store_true", help="time the start-up only, not training")
     args = parser.parse_args(argv)
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"no Chromium at {CHROMIUM}: apt-get install chromium, or set BPELAB_CHROMIUM")
 
     from playwright.sync_api import sync_playwright
 
-    from bpelab.serve import serve_in_thread
-
-    text = kjv_text(args.chars)
+    text = None if args.boot_only else kjv_text(args.chars)
+    counter = Counter()
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "dist"
         with open(os.devnull, "w") as quiet:
@@ -142,21 +263,28 @@ def main(argv=None):
                 _script("build_site").build(site)
             finally:
                 sys.stdout = stdout
-        server, url = serve_in_thread(site)
+        for name, content in BARE_FILES.items():
+            (site / name).parent.mkdir(parents=True, exist_ok=True)
+            (site / name).write_text(content, "utf-8")
+        build = json.loads((site / "build.json").read_text("utf-8"))
+        server, url = counting_server(site, counter)
         try:
             with sync_playwright() as playwright:
-                loads, warm = cold_loads(playwright, url, args.loads)
-                browser, ui_seconds = browser_training(playwright, url, text, args.vocab)
+                boots = boot_loads(playwright, url, counter, args.loads)
+                if text is not None:
+                    browser, ui_seconds = browser_training(playwright, url, text, args.vocab)
         finally:
             server.shutdown()
             server.server_close()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; "
+          f"CPython {platform.python_version()}; Chromium {CHROMIUM}; Pyodide {build['pyodide']}; "
+          f"snapshot {build['snapshot']['bytes'] / 1e6:.1f} MB, {build['snapshot']['gzip_bytes'] / 1e6:.1f} MB gzipped")
+    print_boot_table(boots)
+    if text is None:
+        return 0
     cpython_seconds, cpython_merges = cpython_training(text, args.vocab)
 
     same = merges_digest(browser["merges"]) == merges_digest(cpython_merges)
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs; CPython {platform.python_version()}; "
-          f"Chromium {CHROMIUM}")
-    print(f"cold load to ready: {', '.join(f'{t:.2f}' for t in loads)} s "
-          f"(median {sorted(loads)[len(loads) // 2]:.2f} s); warm reload {warm:.2f} s")
     print(f"training: {args.chars:,} characters of KJV to vocabulary {args.vocab:,} "
           f"({len(cpython_merges):,} merges, gpt2 pre-tokenizer, greater tie-break)")
     print(f"  browser (Pyodide worker) train(): {browser['seconds']:.2f} s "

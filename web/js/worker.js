@@ -28,8 +28,10 @@ let chain = null;   // requests run one after another, in arrival order
 let fatal = null;   // the message, once Pyodide has failed fatally: no request runs after it
 let bootPath = null;
 let bootReason = null;
+const bootTimes = {};  // stage -> ms since this worker started, for the bench and the console
 
 function stage(name) {
+  bootTimes[name] = Math.round(performance.now());
   const message = { type: "boot", stage: name, step: BOOT_STAGES.indexOf(name) + 1, steps: BOOT_STAGES.length };
   if (bootPath) message.boot = bootPath;
   if (bootReason) message.reason = bootReason;
@@ -61,7 +63,9 @@ function snapshotProblem(info) {
 async function fetchSnapshot(info) {
   const response = await fetchOk(new URL(info.snapshot.file, SITE));
   const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
-  return checkSnapshot(new Uint8Array(await new Response(stream).arrayBuffer()), info.snapshot);
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  bootTimes.snapshot_unpacked = Math.round(performance.now());
+  return checkSnapshot(bytes, info.snapshot);
 }
 
 // Pyodide 314's snapshot header: a magic number, then the header's length; wasm memory follows in 64 KiB pages.
@@ -129,13 +133,16 @@ async function boot() {
   const zipReady = fetchOk(new URL(build.package_file || "py/bpelab.zip", SITE)).then((response) => response.arrayBuffer());
   zipReady.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
   pyodide = await startPython(build, new URL("pyodide/", SITE).href);
+  bootTimes.python = Math.round(performance.now());
   pyodide._api.on_fatal = (error) => { fatal = fatalMessage(error); };
   stage("package");
   // Also on the snapshot path: the snapshot holds Python's memory, not the file system,
   // and the package's files (and any module imported later) must be there.
   pyodide.unpackArchive(await zipReady, "zip", { extractDir: SITE_DIR });
   stage("import");
-  pyodide.runPython(`import importlib, sys\nif ${JSON.stringify(SITE_DIR)} not in sys.path: sys.path.insert(0, ${JSON.stringify(SITE_DIR)})\nimportlib.invalidate_caches()`);
+  // No importlib.invalidate_caches(): it re-reads the standard library's zip (seconds in Pyodide),
+  // and the path finders see the unpacked folder anyway (its mtime differs from the snapshot's).
+  pyodide.runPython(`import sys\nif ${JSON.stringify(SITE_DIR)} not in sys.path: sys.path.insert(0, ${JSON.stringify(SITE_DIR)})`);
   const api = pyodide.pyimport("bpelab.worker_api");
   api.configure(JSON.stringify({ site: SITE.href, ranks: build.ranks || [] }));
   handle = api.handle;
@@ -145,6 +152,7 @@ async function boot() {
   versions.boot = bootPath;
   if (bootReason) versions.boot_reason = bootReason;
   versions.boot_ms = Math.round(performance.now());  // since this worker started
+  versions.boot_times = bootTimes;
   self.postMessage({ type: "ready", versions });
 }
 
