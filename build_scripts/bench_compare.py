@@ -89,7 +89,9 @@ def time_keystrokes(page, chars, keys):
         page.keyboard.type("abcdefghij"[i % 10])
         done = page.evaluate(WAIT_RENDERED, [before, 300_000])
         key_at = page.evaluate("() => window.__keyAt")
-        times.append((done - key_at) / 1000)
+        view = page.locator("bpe-compare-view")
+        times.append(((done - key_at) / 1000, int(view.get_attribute("data-request-ms")) / 1000,
+                      int(view.get_attribute("data-draw-ms")) / 1000))
     tokens = page.locator(".compare-pane").evaluate_all("(nodes) => nodes.map((n) => [n.dataset.spec, Number(n.dataset.tokens)])")
     return times, tokens
 
@@ -134,13 +136,16 @@ def main(argv=None):
             server.shutdown()
             server.server_close()
 
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs; Chromium {CHROMIUM}; panes {PANES}")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load}; Chromium {CHROMIUM}; panes {PANES}")
     print("keystroke to updated panes (keydown -> every pane drawn with the new text, next frame):")
     for chars, (times, tokens) in results.items():
-        ms = sorted(t * 1000 for t in times)
+        ms = sorted(t[0] * 1000 for t in times)
+        worker = statistics.median(t[1] * 1000 for t in times)
+        draw = statistics.median(t[2] * 1000 for t in times)
         print(f"  {chars:>9,} characters: median {statistics.median(ms):7.1f} ms  "
-              f"(min {ms[0]:.1f}, max {ms[-1]:.1f}, {len(ms)} keystrokes)  tokens: "
-              + ", ".join(f"{spec} {n:,}" for spec, n in tokens))
+              f"(min {ms[0]:.1f}, max {ms[-1]:.1f}, {len(ms)} keystrokes; medians: worker request {worker:.1f} ms, "
+              f"drawing {draw:.1f} ms)  tokens: " + ", ".join(f"{spec} {n:,}" for spec, n in tokens))
     return 0
 
 

@@ -148,7 +148,7 @@ def test_window_is_widened_to_whole_characters(refs):
 def test_encoding_cache_reencodes_only_new_text():
     tok = Tokenizer.bytes_only()
     cache = EncodingCache()
-    ids, _ends, _set = cache.get("b", tok, "abc", "raise")
+    ids, _ends = cache.get("b", tok, "abc", "raise")
     assert cache.get("b", tok, "abc", "raise")[0] is ids
     assert cache.get("b", tok, "abcd", "raise")[0] == [97, 98, 99, 100]
     cache.keep(set())
@@ -387,3 +387,15 @@ def test_differing_count_is_the_number_of_marked_tokens(refs, aligned):
     for a in ends:
         for b in ends:
             assert differing_count(ends[a], ends[b]) == sum(differing(ends[a], ends[b])), (a, b)
+
+
+def test_long_texts_count_differences_in_the_window_only(refs, monkeypatch):
+    """Above COUNT_LIMIT tokens n_differs is None and n_differs_window counts the drawn tokens."""
+    from bpelab import compare
+
+    panes = [("g", "gpt2", refs["gpt2"]), ("c", "cl100k_base", refs["cl100k"])]
+    full = compare_panes(panes, XIN_CHAO)["panes"][0]
+    monkeypatch.setattr(compare, "COUNT_LIMIT", 10)
+    cut = compare_panes(panes, XIN_CHAO, windows=[[0, 8], None])["panes"][0]
+    assert full["n_differs"] == 9 and cut["n_differs"] is None
+    assert cut["n_differs_window"] == sum(full["differs"][cut["start"]:cut["stop"]])

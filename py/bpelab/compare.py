@@ -114,13 +114,14 @@ def boundaries(tokenizer, ids):
         return list(accumulate(len(tokenizer.token_bytes(i)) for i in ids))  # names the unknown id
 
 
-def differing(ends, other_ends, start=0, stop=None, other_set=None):
+def differing(ends, other_ends, start=0, stop=None):
     """For tokens start..stop-1 of one pane: True where its boundaries differ from the other pane's.
 
     A token differs when it starts or ends where the other pane has no
     boundary, or when the other pane has a boundary inside it (it splits what
     this token keeps whole), so a difference is marked in both panes.
     ends, other_ends: `boundaries` of the two panes over the same text.
+    Bisection only: the cost is the window's, whatever the text's length.
 
     >>> differing([1, 3, 4], [1, 2, 3, 4])
     [False, True, False]
@@ -128,28 +129,25 @@ def differing(ends, other_ends, start=0, stop=None, other_set=None):
     [False, True, True, False]
     """
     stop = len(ends) if stop is None else min(stop, len(ends))
-    other = set(other_ends) if other_set is None else other_set
+    n_other = len(other_ends)
     flags = []
     for index in range(start, stop):
         begin = ends[index - 1] if index else 0
         end = ends[index]
-        if (begin and begin not in other) or end not in other:
-            flags.append(True)
-        else:
-            # Both ends are shared: the other pane splits this token if it has a boundary in between.
-            inside = bisect_right(other_ends, begin)
-            flags.append(inside < len(other_ends) and other_ends[inside] < end)
+        at = bisect_right(other_ends, begin)  # the other pane's first boundary after this token's start
+        shared_begin = begin == 0 or (at and other_ends[at - 1] == begin)
+        # Same boundaries exactly when the other's next boundary after `begin` is this token's end.
+        flags.append(not (shared_begin and at < n_other and other_ends[at] == end))
     return flags
 
 
-def differing_count(ends, other_ends, mine=None, other=None):
+def differing_count(ends, other_ends):
     """How many tokens of one pane `differing` marks, counted from the boundaries the panes do not share.
 
     >>> differing_count([1, 2, 3, 4], [1, 3, 4]), differing_count([1, 3, 4], [1, 2, 3, 4])
     (2, 1)
     """
-    mine = set(ends) if mine is None else mine
-    other = set(other_ends) if other is None else other
+    mine, other = set(ends), set(other_ends)
     # Index lookups by bisection, mapped in C: 100,000-token panes cost milliseconds, not a second.
     only_mine = list(map(partial(bisect_left, ends), mine - other))  # tokens ending where the other has no boundary
     marked = set(only_mine)
@@ -172,24 +170,23 @@ def neighbour(index, n_panes):
 
 # ------------------------------------------------------------------ the panes
 
-WINDOW = 1_000  # tokens per pane drawn at first; the view asks for other windows as it scrolls
+WINDOW = 500  # tokens per pane drawn at first; the view pages through the rest
+COUNT_LIMIT = 20_000  # tokens up to which n_differs counts the whole text (else only the window's)
 IDS_LIMIT = 10_000  # all ids are sent (and put in bpe-state) only up to this many tokens
 
 
 class EncodingCache:
     """The latest encoding of each (tokenizer key, policy): a keystroke re-encodes, a scroll does not.
 
-    An entry is (ids, ends, set of ends): the set serves every comparison with a neighbour.
-
     >>> from bpelab.tokenizer import Tokenizer
     >>> cache = EncodingCache()
-    >>> ids, ends, _ = cache.get("b", Tokenizer.bytes_only(), "hé", "raise")
+    >>> ids, ends = cache.get("b", Tokenizer.bytes_only(), "hé", "raise")
     >>> cache.get("b", Tokenizer.bytes_only(), "hé", "raise")[0] is ids, ends
     (True, [1, 2, 3])
     """
 
     def __init__(self):
-        self._entries = {}  # (key, policy) -> (text, ids, ends, set of ends)
+        self._entries = {}  # (key, policy) -> (text, ids, ends)
 
     def get(self, key, tokenizer, text, policy):
         hit = self._entries.get((key, policy))
@@ -202,8 +199,8 @@ class EncodingCache:
         else:
             ids = encode(tokenizer, text, policy)
             ends = boundaries(tokenizer, ids)
-        self._entries[key, policy] = (text, ids, ends, set(ends))
-        return ids, ends, self._entries[key, policy][3]
+        self._entries[key, policy] = (text, ids, ends)
+        return ids, ends
 
     def keep(self, keys):
         """Forget the tokenizers no pane shows any more."""
@@ -284,7 +281,8 @@ def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_lim
     - `ids_all`: every id when there are at most `ids_limit` tokens, else None;
     - `differs`: per token of the window, whether its boundaries differ from
       the neighbouring pane's (`neighbour`; see `differing`), also set as
-      `differs: true` on those tokens; `n_differs` for the whole text;
+      `differs: true` on those tokens; `n_differs_window` of them, and
+      `n_differs` for the whole text (None above COUNT_LIMIT tokens);
     - `policies`: the count under each special-token policy;
     - `error`: the message when this pane cannot encode the text under the
       policy (raise and a special token's spelling), with no tokens.
@@ -316,10 +314,10 @@ def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_lim
         pane = {"key": key, "name": name, "policies": policy_counts(tokenizer, text, known)}
         if isinstance(got, Exception):
             pane.update(error=str(got), total=None, tokens=[], groups=[], ids=[], ids_all=None,
-                        differs=[], n_differs=None, neighbour=None, start=0, stop=0, counts=None)
+                        differs=[], n_differs=None, n_differs_window=None, neighbour=None, start=0, stop=0, counts=None)
             out.append(pane)
             continue
-        ids, ends, end_set = got
+        ids, ends = got
         window = windows[index] if index < len(windows) and windows[index] else [0, WINDOW]
         model = window_model(tokenizer, ids, ends, whole, window[0], window[1],
                              _counts(text_counts, ids, tokenizer, policy))
@@ -327,15 +325,19 @@ def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_lim
         pane["error"] = None
         pane["ids_all"] = list(ids) if len(ids) <= ids_limit else None
         other = neighbour(index, len(panes))
-        other_ends = other_set = None
+        other_ends = None
         if other is not None and not isinstance(encoded[other], Exception):
-            _ids, other_ends, other_set = encoded[other]
+            _ids, other_ends = encoded[other]
         pane["neighbour"] = other if other_ends is not None else None
         if other_ends is None:
             pane["differs"], pane["n_differs"] = [False] * (model["stop"] - model["start"]), 0
+            pane["n_differs_window"] = 0
         else:
-            pane["differs"] = differing(ends, other_ends, model["start"], model["stop"], other_set)
-            pane["n_differs"] = differing_count(ends, other_ends, end_set, other_set)
+            pane["differs"] = differing(ends, other_ends, model["start"], model["stop"])
+            pane["n_differs_window"] = sum(pane["differs"])
+            # Counting over a whole long text costs more than the rest of a keystroke: up to a limit only.
+            small = max(len(ends), len(other_ends)) <= COUNT_LIMIT
+            pane["n_differs"] = differing_count(ends, other_ends) if small else None
             for token, flag in zip(model["tokens"], pane["differs"]):
                 if flag:
                     token["differs"] = True  # the token display marks it

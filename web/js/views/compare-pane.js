@@ -9,7 +9,7 @@ import {
   REFERENCE_LABELS, ALT_PRETOKENIZERS, ALT_TIES, parseSpec, paneLabel, paneName, altSpec,
 } from "./compare-specs.js";
 
-const WINDOW = 1000;  // tokens drawn per pane at once; the pager moves the window
+const WINDOW = 500;  // tokens drawn per pane at once (about what a pane shows); the pager moves the window
 let serial = 0;
 
 const KIND_OPTIONS = [
@@ -138,8 +138,10 @@ export class ComparePane {
     if (result.error) { this.showError(result.error, result); this.drawPolicies(result.policies, policy); return; }
     const c = result.counts;
     this.node.dataset.tokens = String(result.total);
+    const unlike = "with boundaries unlike the pane beside it (underlined dashed)";
     this.status.textContent = result.neighbour === null || result.neighbour === undefined ? ""
-      : `${count(result.n_differs, "token")} with boundaries unlike the pane beside it (underlined dashed).`;
+      : result.n_differs === null ? `${count(result.n_differs_window, "token")} of those drawn ${unlike}.`
+        : `${count(result.n_differs, "token")} ${unlike}.`;
     const item = (label, value, key) => el("div", { dataset: { count: key } }, el("dt", { text: label }), el("dd", { text: value }));
     this.counts.replaceChildren(
       item("tokens", fmt(c.tokens), "tokens"), item("characters", fmt(c.characters), "characters"), item("bytes", fmt(c.bytes), "bytes"),

@@ -219,6 +219,7 @@ class CompareView extends HTMLElement {
     }
     if (this.again) return;  // a newer change is waiting: do not draw a stale text
     let result = null;
+    const asked = performance.now();
     if (live.length) {
       try {
         result = await store.request("compare", {
@@ -232,7 +233,11 @@ class CompareView extends HTMLElement {
     }
     if (this.again) return;
     this.message.textContent = "";
+    const answered = performance.now();
     live.forEach((pane, i) => pane.render(result.panes[i], { ws: this.ws, policy: this.policy }));
+    // Where a refresh's time goes, for bench_compare.py: the worker's answer, then drawing.
+    this.dataset.requestMs = String(Math.round(answered - asked));
+    this.dataset.drawMs = String(Math.round(performance.now() - answered));
     this.policyBox.showCounts(this.panes);
     this.renders += 1;
     this.dataset.renders = String(this.renders);
