@@ -392,3 +392,35 @@ def test_embed_links_the_apps_stylesheets():
         return re.findall(r'<link rel="stylesheet" href="([^"]+)"', (ROOT / "web" / name).read_text("utf-8"))
 
     assert set(sheets("index.html")) <= set(sheets("embed.html"))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_axe_embed(browser, site_url, theme):
+    """No serious or critical axe-core violations in the widget: preview, error, explorer and compare, light and dark."""
+    from site_harness import Site
+
+    context = browser.new_context(viewport={"width": 900, "height": 900})
+    try:
+        site = Site(context.new_page(), site_url)
+        found = {}
+        for name, query, state in [
+            ("preview", "view=compare&start=click", "preview"),
+            ("error", "view=explorer&size=12", "error"),
+            ("explorer", "view=explorer&step=3", "ready"),
+            ("compare", "view=compare&panes=gpt2,o200k&text=Xin%20ch%C3%A0o", "ready"),
+        ]:
+            site.page.goto(f"{site_url}embed.html?{query}&theme={theme}")
+            expect(site.page.locator("#embed")).to_have_attribute("data-state", state, timeout=TRAIN_TIMEOUT_MS)
+            expect(site.page.locator("html")).to_have_attribute("data-theme", theme)
+            # The other scheme as the system's: the widget's own theme must win.
+            found[name] = site.axe(scheme="dark" if theme == "light" else "light")
+        assert found == {name: [] for name in found}
+    finally:
+        context.close()
+
+
+def test_axe_demo_lesson(lesson):
+    from site_harness import Site
+
+    site = Site(lesson.page, lesson.host)
+    assert site.axe() == []
