@@ -248,3 +248,14 @@ def test_axe_audit(compare, theme):
         assert compare.axe("bpe-compare-view", scheme=theme) == []
     finally:
         page.evaluate("() => { delete document.documentElement.dataset.theme; }")
+
+
+def test_hover_outlines_the_same_characters_in_the_other_panes(compare):
+    """Hovering cl100k's ế outlines GPT-2's three byte tokens of ế and o200k's ␣thế."""
+    type_text(compare, XIN_CHAO)
+    pane(compare, "cl100k").locator("token-display .tk[data-index='6']").hover()
+    expect(pane(compare, "gpt2").locator("token-display .tk.linked")).to_have_count(3)
+    expect(pane(compare, "gpt2").locator("token-display .tk.linked .chip")).to_have_text(["E1", "BA", "BF"])
+    expect(pane(compare, "o200k").locator("token-display .tk.linked")).to_have_text(["␣thế"])
+    compare.page.mouse.move(0, 0)
+    expect(compare.page.locator(".compare-pane .tk.linked")).to_have_count(0)

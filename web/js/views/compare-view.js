@@ -145,6 +145,7 @@ class CompareView extends HTMLElement {
       onRemove: (p) => this.removePane(p),
       onWindow: () => this.changed(),
       onSelect: (p, index, id) => this.focusToken(p, index, id),
+      onHover: (p, index) => this.linkAcross(p, index),
     });
     this.panes.push(pane);
     this.paneBox.append(pane.node);
@@ -164,6 +165,23 @@ class CompareView extends HTMLElement {
 
   paneHandles() {
     return this.panes.filter((p) => p.handle).map((p) => ({ handle: p.handle, name: paneName(p.spec), spec: p.spec }));
+  }
+
+  /** Hovering a token outlines the tokens of the other panes that cover the same characters. */
+  linkAcross(source, index) {
+    for (const node of this.querySelectorAll(".compare-pane .tk.linked")) node.classList.remove("linked");
+    const r = source.result;
+    if (index === null || index === undefined || !r || r.error) return;
+    const token = r.tokens[index - r.start];
+    if (!token) return;
+    const [a, b] = token.span;
+    for (const pane of this.panes) {
+      const other = pane.result;
+      if (pane === source || !other || other.error) continue;
+      other.tokens.forEach((t, i) => {
+        if (t.span[0] < b && t.span[1] > a) pane.display.spanAt(other.start + i)?.classList.add("linked");
+      });
+    }
   }
 
   async focusToken(pane, index, id) {
