@@ -303,3 +303,37 @@ def test_the_app_says_which_path_it_took(bare, site_url, build_info):
     reason = page.evaluate("() => bpelab.client.versions.boot_reason")
     assert reason.startswith("the snapshot holds bpelab")
     expect(page.locator("#status")).to_contain_text(reason)
+
+
+def test_a_reload_fetches_no_hashed_file_and_revalidates_the_rest(browser, site_dir, build_info):
+    """Repeat visits: the hashed snapshot and package come from the cache unasked; build.json is a 304."""
+    import threading
+
+    from bpelab.serve import SiteRequestHandler, make_server
+
+    seen = []
+
+    class Recording(SiteRequestHandler):
+        def log_request(self, code="-", size="-"):
+            seen.append((self.path.split("?")[0], int(code)))
+
+    server = make_server(site_dir, port=0, handler_class=Recording)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    context = browser.new_context()  # no routes: Playwright's routing would switch the cache off
+    try:
+        page = context.new_page()
+        assert boot(page, url)["versions"]["boot"] == "snapshot"
+        first = dict(seen)
+        assert first["/" + build_info["snapshot"]["file"]] == 200
+        seen.clear()
+        page.reload()
+        assert page.evaluate(BOOT_JS)["versions"]["boot"] == "snapshot"
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+    again = dict(seen)
+    assert "/" + build_info["snapshot"]["file"] not in again
+    assert "/" + build_info["package_file"] not in again
+    assert again["/build.json"] == 304 and again["/js/worker.js"] == 304
