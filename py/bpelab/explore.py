@@ -26,7 +26,7 @@ Not here: training and its records (`train.py`), the browser (`worker_api.py`).
 
 import bisect
 from array import array
-from itertools import accumulate
+from itertools import accumulate, repeat
 
 from .pretokenize import split_by_alternative, split_special
 from .ranks import bpe_parts
@@ -39,6 +39,7 @@ RULES = {
 MAX_WINDOW = 20_000  # characters a window may span
 TRACE_PIECES = 64  # pre-tokens a trace covers; it says when the text had more
 RUNNERS_UP = 5  # runner-up pairs a provenance lists
+_HISTORIES = 50_000  # pieces whose merge history is kept for windows
 
 # Plain words for the alternatives of the built-in patterns, keyed by the alternative as written.
 ALTERNATIVE_NOTES = {
@@ -137,6 +138,8 @@ class Explorer:
             self._maker.setdefault(made, rank)
         self._by_bytes = None
         self._index = None  # the training text's pre-tokens, built at the first window
+        self._histories = {}  # piece -> (ranks applied, ids after each): see _history_encoder
+        self._full = None  # the encoder that records histories
 
     @classmethod
     def of(cls, result):
@@ -280,6 +283,66 @@ class Explorer:
             return (rank, rank) if rank is not None and rank <= limit else None
         return step
 
+    def _history_encoder(self, k):
+        """piece -> ids under the first k merges, read off the piece's full merge history.
+
+        Encoding applies merges lowest rank first, and a merge only makes pairs of
+        higher rank, so the ranks applied rise: the state after the first k merges is
+        the state before the first applied rank >= k. A piece's history is kept (it
+        is small), so a jump to any step costs one bisection per piece.
+        """
+        history = self._histories
+        if self._full is None:
+            self._full = self._fast_encoder(self.steps, record=True)
+        full = self._full
+
+        def encode(piece):
+            found = history.get(piece)
+            if found is None:
+                if len(history) >= _HISTORIES:
+                    history.clear()
+                found = history[piece] = full(piece)
+            ranks, states = found
+            return states[bisect.bisect_left(ranks, k)]
+        return encode
+
+    def _fast_encoder(self, k, record=False):
+        """piece -> ids under the first k merges, as the tokenizer's own list scan does it (pairs rule)."""
+        tok = self.tokenizer
+        if tok.merge_rule != "pairs":
+            merger = self._merger(k)
+            return lambda piece: self.encode_piece(piece, k, merger)
+        cached = getattr(self, "_fast", None)
+        if cached is not None and cached[0] == k and not record:
+            return cached[1]
+        # Only the first k merges: a smaller rank table, then the same loop as Tokenizer._merge_by_pairs.
+        table = {pair: rank for pair, rank in tok._pair_rank.items() if rank < k}
+        get, made, byte_ids, none = table.get, self.made, tok._byte_ids, 1 << 62
+
+        def encode(piece):
+            ids = [byte_ids[x] for x in piece.encode("utf-8")]
+            applied, states = [], [list(ids)]
+            ranks = list(map(get, zip(ids, ids[1:]), repeat(none)))
+            while ranks:
+                best = min(ranks)
+                if best == none:
+                    break
+                i = ranks.index(best)  # lowest rank, leftmost
+                ids[i] = made[best]
+                del ids[i + 1]
+                del ranks[i]
+                if i:
+                    ranks[i - 1] = get((ids[i - 1], ids[i]), none)
+                if i < len(ranks):
+                    ranks[i] = get((ids[i], ids[i + 1]), none)
+                if record:
+                    applied.append(best)
+                    states.append(list(ids))
+            return (applied, states) if record else ids
+        if not record:
+            self._fast = (k, encode)
+        return encode
+
     def encode_piece(self, piece, k, merger=None, trace=False):
         """Ids of one pre-token (a str) under the first k merges; with trace, also every step."""
         merger = merger or self._merger(k)
@@ -325,14 +388,20 @@ class Explorer:
             raise ExploreError(f"start must be a character offset from 0 to {max(0, len(index.text) - 1):,}, "
                                f"got {start!r}")
         first, last = index.pieces_in(start, start + size)
-        merger = self._merger(k)
+        encode = self._history_encoder(k) if self.tokenizer.merge_rule == "pairs" else self._fast_encoder(k)
         base = index.starts[first] if first < last else start
         groups = []
         tok = self.tokenizer
+        done = {}  # piece -> ids: words repeat within a window
         for p in range(first, last):
             piece = index.text[index.starts[p]:index.starts[p + 1]]
             special = index.special_id(p)
-            ids = [special] if special is not None else self.encode_piece(piece, k, merger)
+            if special is not None:
+                ids = [special]
+            else:
+                ids = done.get(piece)
+                if ids is None:
+                    ids = done[piece] = encode(piece)
             groups += _groups(tok, ids, piece, index.starts[p] - base)
         end = index.starts[last] if first < last else start
         return {"step": k, "start": base, "end": end, "text": index.text[base:end], "length": len(index.text),
@@ -496,6 +565,13 @@ def _groups(tok, ids, piece, offset):
     """
     if len(ids) == 1:
         return [[offset, offset + len(piece), list(ids)]]
+    if piece.isascii():  # a byte is a character: every token is its own group
+        out, at, sizes = [], offset, tok._token_bytes
+        for token_id in ids:
+            end = at + len(sizes[token_id])
+            out.append([at, end, [token_id]])
+            at = end
+        return out
     starts = {}  # byte offset of each character's first byte -> its code point offset
     position = 0
     for i, char in enumerate(piece):

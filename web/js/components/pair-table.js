@@ -8,6 +8,7 @@
 //   new PairTable(caption)      .node (a <table>), .update(rows, {hideWinner, onPick, pickLabel})
 import { el } from "../dom.js";
 
+const REDUCED = window.matchMedia("(prefers-reduced-motion: reduce)");
 const VISIBLE = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
 
 /** A token's parts as plain text with visible whitespace: [["t", " new"]] -> "␣new". */
@@ -74,7 +75,6 @@ export class PairTable {
     cells.pairNode = el("span", { className: "pair" });
     cells.pair.append(cells.pairNode);
     cells.tr = el("tr", {}, cells.rank, cells.pair, cells.count, cells.note, cells.pick);
-    cells.tr.addEventListener("animationend", () => cells.tr.classList.remove("changed"));
     this.body.append(cells.tr);
     return cells;
   }
@@ -94,9 +94,7 @@ export class PairTable {
       if (cells.key !== key) {  // a new pair in this row: redraw its chips (and flash it, if motion is fine)
         cells.key = key;
         cells.pairNode.replaceChildren(...pairNode(row).childNodes);
-        cells.tr.classList.remove("changed");
-        void cells.tr.offsetWidth;  // restart the animation
-        cells.tr.classList.add("changed");
+        if (!REDUCED.matches) cells.tr.animate([{ opacity: 0.35 }, { opacity: 1 }], { duration: 450, easing: "ease-out" });
       }
       cells.count.textContent = row.count.toLocaleString("en-US");
       const chosen = row.chosen && !hideWinner;

@@ -18,6 +18,7 @@ import { TraceBox } from "./explorer-trace.js";
 import { showProvenance } from "../components/provenance.js";
 
 const WINDOW = 1500;  // characters of the training text drawn at once
+const TEXT_IN_LINK_MAX = 1000;  // as train-form.js
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
 const CACHE = 64;  // step views kept, for stepping back and forth
 
@@ -115,6 +116,9 @@ class ExplorerView extends HTMLElement {
 
   get params() {
     const out = { ...(this.own ? this.own.params : {}), step: String(this.k) };
+    // A link carries a short text only (as the Train view's does); a long one would be rewritten into
+    // the address at every step.
+    if (out.text !== undefined && out.text.length > TEXT_IN_LINK_MAX) delete out.text;
     if (this.predict) out.predict = "1";
     if (this.speed !== 2) out.speed = String(this.speed);
     if (this.at) out.at = String(this.at);
@@ -299,7 +303,7 @@ class ExplorerView extends HTMLElement {
     if (stepChanged) this.answered = false;
     this.render.update(view, { predict: this.predict, answered: this.answered });
     this.window.node.hidden = !window;
-    if (window) this.window.update(window);
+    if (window) this.window.update(window, view.merge ? view.merge.id : null);
     const ui = this.ui;
     ui.slider.max = String(view.steps);
     ui.slider.value = String(view.step);

@@ -35,16 +35,18 @@ export class TextWindow {
       this.body, this.said);
   }
 
-  /** Draw the window `win` (explore_step's window); rebuilds characters only when the text moved. */
-  update(win) {
+  /** Draw the window `win` (explore_step's window); rebuilds characters only when the text moved.
+   *  The tokens `fused` (the id the step's merge made) are marked, and pulse once if motion is fine. */
+  update(win, fused = null) {
     if (win.start !== this.start || win.text !== this.text) this.build(win);
     this.groups = win.groups;
     const n = this.chars.length;
     const groupOf = new Int32Array(n);
-    win.groups.forEach(([first, end], i) => {
+    win.groups.forEach(([first, end, ids], i) => {
+      const mark = fused !== null && ids.includes(fused) ? " fused" : "";
       for (let c = first; c < end && c < n; c++) {
         groupOf[c] = i;
-        this.chars[c].className = `c ${i % 2 ? "odd" : "even"}${c === first ? " s" : ""}`;
+        this.chars[c].className = `c ${i % 2 ? "odd" : "even"}${c === first ? " s" : ""}${mark}`;
       }
     });
     this.groupOf = groupOf;
