@@ -22,14 +22,23 @@ import zlib
 
 from . import __version__
 from .byte_unicode import CHAR_TO_BYTE, bytes_to_visible, gpt2_byte_ids
-from .pretokenize import PATTERNS, get_pretokenizer
+from .openai_vocab import tokenizer_for_rank_file
+from .pretokenize import PATTERNS, PRETOKENIZER_NAMES, Pretokenizer, get_pretokenizer
 from .ranks import RankFileError, dump_tiktoken, recover_merges
 from .ranks import parse_tiktoken as _parse_rank_file
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, check_token_ids, show_id
 from .train import CHAR_LIMIT
 
 VERSION_HEADER = "#version: 0.2"
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are refused, not read
+MAX_JSON_DEPTH = 64  # a tokenizer.json nests 5 deep; the parsers recurse once per level
+MAX_JSON_DIGITS = 20  # JSON integers longer than this are refused (ids are below 2**31)
+# A .zip is read member by member, only the members that can be tokenizer
+# files, and refused before anything is unpacked when the sizes it declares
+# (zipfile also stops at them) break these limits.
+MAX_UNPACKED_BYTES = 2 * MAX_FILE_BYTES  # all the members read, together
+MAX_COMPRESSION_RATIO = 100  # for members over 1 MB; JSON and .tiktoken compress 3 to 6 times
+MAX_ZIP_MEMBERS = 10_000
 ID_LAYOUTS = ("seed", "gpt2")
 MANIFEST_FORMAT = "bpelab-manifest"
 MANIFEST_VERSION = 1
@@ -42,8 +51,31 @@ class ArtifactError(ValueError):
     def __init__(self, filename, message, line=None):
         self.filename = filename
         self.line = line
-        where = f"{filename} line {line}" if line is not None else filename
+        shown = show_name(filename)
+        where = f"{shown} line {line}" if line is not None else shown
         super().__init__(f"{where}: {message}")
+
+
+class PretokenizerNeeded(ArtifactError):
+    """A rank file (.tiktoken) that does not say how to pre-tokenize: the caller must choose."""
+
+    choices = PRETOKENIZER_NAMES + ("custom",)
+
+
+def show_name(name):
+    """A file name for a message: as is, unless it holds control or bidi characters (then its repr)."""
+    name = str(name)
+    return name if name.isprintable() and len(name) <= 200 else repr(name[:200])
+
+
+def tokenizer_file_name(name):
+    """True for a file name that load_files may read (the rest of a folder or .zip is never read).
+
+    >>> [tokenizer_file_name(n) for n in ("vocab.bpe", "merges.txt", "corpus.txt", "a.tiktoken", "x.zip")]
+    [True, True, False, True, False]
+    """
+    lower = name.lower()
+    return lower.endswith((".json", ".bpe", ".tiktoken", "merges.txt"))
 
 
 # ------------------------------------------------------------------ layouts
@@ -150,10 +182,52 @@ def _json(filename, data):
             seen[key] = value
         return seen
 
+    depth = json_depth(text, MAX_JSON_DEPTH)
+    if depth > MAX_JSON_DEPTH:
+        raise ArtifactError(
+            filename, f"JSON nests more than {MAX_JSON_DEPTH} levels deep; a tokenizer file needs about 5, "
+            "so this is not one (refused before parsing)"
+        )
+
+    def bounded_int(digits):
+        if len(digits) > MAX_JSON_DIGITS:
+            raise ArtifactError(filename, f"holds a number of {len(digits):,} digits; ids and counts are below 2**31")
+        return int(digits)
+
     try:
-        return json.loads(text, object_pairs_hook=no_duplicates)
+        return json.loads(text, object_pairs_hook=no_duplicates, parse_int=bounded_int)
     except json.JSONDecodeError as error:
         raise ArtifactError(filename, f"not valid JSON: {error.msg} (column {error.colno})", error.lineno) from None
+    except RecursionError:  # json_depth stops this first; kept as the last line of defence
+        raise ArtifactError(filename, "JSON nests too deeply to parse") from None
+
+
+_JSON_STRING = re.compile(r'"[^"]*"')  # once escaped quotes are gone
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST_PAIRS = re.compile(r"\[\]|\{\}")
+
+
+def json_depth(text, limit):
+    """How deeply the JSON text nests, counted up to limit + 1 (a cheap check before json.loads).
+
+    Escapes and strings are dropped, then every character but brackets, then
+    each pass removes the innermost bracket pairs: the number of passes is the
+    depth. All of it runs in C (str.replace and `re`), about 20 ns a
+    character: a 64 MB file takes about a second, less than json.loads.
+
+    >>> json_depth('{"a": [1, [2], "]\\\\\\"]"]}', 64), json_depth("[" * 100 + "]" * 100, 64)
+    (3, 65)
+    """
+    text = text.replace("\\\\", "").replace('\\"', "")
+    brackets = _NOT_A_BRACKET.sub("", _JSON_STRING.sub("", text))
+    depth = 0
+    while brackets and depth <= limit:
+        reduced = _INNERMOST_PAIRS.sub("", brackets)
+        if len(reduced) == len(brackets):  # unbalanced: json.loads names the error
+            break
+        brackets = reduced
+        depth += 1
+    return depth
 
 
 def _visible_bytes(filename, token, line=None):
@@ -308,25 +382,66 @@ def _manifest_specials(manifest):
     if data is None:
         return {}
     specials = data.get("special_tokens", [])
-    try:
-        return {entry["token"]: entry["id"] for entry in specials}
-    except (TypeError, KeyError):
-        raise ArtifactError("manifest.json", "special_tokens must be a list of {\"token\", \"id\"} objects") from None
+    shape = 'special_tokens must be a list of {"token": "<|name|>", "id": 50256} objects'
+    if not isinstance(specials, list):
+        raise ArtifactError("manifest.json", f"{shape}, got {show_id(specials)}")
+    out = {}
+    ids = {}
+    for k, entry in enumerate(specials):
+        if not isinstance(entry, dict) or set(entry) != {"token", "id"}:
+            raise ArtifactError("manifest.json", f"special_tokens[{k}]: {shape}, got {show_id(entry)}")
+        token, i = entry["token"], entry["id"]
+        if not isinstance(token, str) or not token:
+            raise ArtifactError("manifest.json", f"special_tokens[{k}].token must be a non-empty string, got {show_id(token)}")
+        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+            raise ArtifactError(
+                "manifest.json", f"special_tokens[{k}].id of {token!r} must be a non-negative integer, got {show_id(i)}"
+            )
+        if token in out:
+            raise ArtifactError("manifest.json", f"special token {token!r} is listed twice")
+        if i in ids:
+            raise ArtifactError("manifest.json", f"special tokens {ids[i]!r} and {token!r} share the id {i}")
+        out[token] = i
+        ids[i] = token
+    return out
 
 
 def _pretokenizer_from(manifest, fallback):
     data = _manifest_data(manifest)
-    if data is not None:
-        spec = data.get("pretokenizer") or {}
-        if not isinstance(spec, dict):
-            raise ArtifactError(
-                "manifest.json", f'pretokenizer must be an object like {{"name": "gpt2"}}, got {spec!r}'
-            )
-        try:
-            return get_pretokenizer(spec.get("name", "gpt2"), spec.get("pattern") if spec.get("name") == "custom" else None)
-        except ValueError as error:
-            raise ArtifactError("manifest.json", f"pretokenizer: {error}") from None
+    if data is not None and data.get("pretokenizer") is not None:
+        return _manifest_pretokenizer(data)
+    if data is not None and fallback is None:
+        return get_pretokenizer("gpt2")  # a GPT-2 format manifest without one: GPT-2's, as the format implies
     return fallback if fallback is not None else "gpt2"
+
+
+def _manifest_pretokenizer(data):
+    spec = data["pretokenizer"]
+    if not isinstance(spec, dict):
+        raise ArtifactError("manifest.json", f'pretokenizer must be an object like {{"name": "gpt2"}}, got {show_id(spec)}')
+    return explicit_pretokenizer({key: spec[key] for key in ("name", "pattern") if key in spec}, "manifest.json")
+
+
+def explicit_pretokenizer(spec, filename="pretokenizer", field="pretokenizer"):
+    """A Pretokenizer from a caller's choice: a name, {"name": ...} or {"name": "custom", "pattern": ...}.
+
+    >>> explicit_pretokenizer({"name": "custom", "pattern": " ?[a-z]+|[^a-z]"}).name
+    'custom'
+    """
+    if isinstance(spec, Pretokenizer):
+        return spec
+    if isinstance(spec, str):
+        spec = {"name": spec}
+    example = 'a name such as "cl100k", or {"name": "custom", "pattern": "..."}'
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not set(spec) <= {"name", "pattern"}:
+        raise ArtifactError(filename, f"{field} must be {example}; got {show_id(spec)}")
+    pattern = spec.get("pattern")
+    if pattern is not None and not isinstance(pattern, str):
+        raise ArtifactError(filename, f"{field}.pattern must be a string, got {show_id(pattern)}")
+    try:
+        return get_pretokenizer(spec["name"], pattern if spec["name"] == "custom" else None)
+    except ValueError as error:
+        raise ArtifactError(filename, f"{field}: {error}") from None
 
 
 # ------------------------------------------------------------------ tiktoken
@@ -358,25 +473,61 @@ def parse_tiktoken(data, filename=TIKTOKEN_FILENAME):
         raise ArtifactError(filename, str(error)) from None
     if not ranks:
         raise ArtifactError(filename, "no tokens")
+    try:
+        check_token_ids(ranks.values(), "ranks")
+    except ValueError as error:
+        raise ArtifactError(filename, str(error)) from None
     return ranks
 
 
-def from_tiktoken(data, *, special_tokens=None, pretokenizer="gpt2", manifest=None, filename=TIKTOKEN_FILENAME):
+def from_tiktoken(data, *, special_tokens=None, pretokenizer=None, manifest=None, filename=TIKTOKEN_FILENAME):
     """A Tokenizer from a .tiktoken rank file (tiktoken's merge rule).
+
+    A rank file holds neither a pattern nor special tokens. OpenAI's own files
+    are known by their sha256 and get tiktoken's; any other file takes them
+    from `manifest` (a BPE Lab manifest.json) or from the caller
+    (`pretokenizer`: a name, {"name": "custom", "pattern": ...} or a
+    Pretokenizer). Without either, PretokenizerNeeded asks for the choice:
+    a wrong pattern would give wrong ids without a word.
 
     >>> tok = from_tiktoken(to_tiktoken(Tokenizer.bytes_only()), pretokenizer="bytes")
     >>> tok.encode("ab")
     [97, 98]
     """
-    ranks = parse_tiktoken(data, filename)
+    data = bytes(data) if not isinstance(data, str) else data.encode("utf-8", "replace")
+    if len(data) > MAX_FILE_BYTES:
+        raise ArtifactError(filename, f"file too large ({len(data):,} bytes; the limit is {MAX_FILE_BYTES:,})")
+    declared = _manifest_data(manifest) or {}
+    chosen = None if pretokenizer is None else explicit_pretokenizer(pretokenizer, filename)
+    if declared.get("pretokenizer") is not None:
+        stated = _manifest_pretokenizer(declared)
+        if chosen is not None and chosen is not stated:
+            raise ArtifactError(
+                filename, f"manifest.json gives the pre-tokenizer {stated.name!r}, but {chosen.name!r} was chosen; "
+                "drop the choice or the manifest"
+            )
+        chosen = stated
+    if chosen is None and not special_tokens and not declared:
+        known = tokenizer_for_rank_file(data)  # OpenAI's own: tiktoken's pattern and special tokens
+        if known is not None:
+            return known
+    ranks = parse_tiktoken(data, filename)  # a broken file is reported before any question about it
     singles = {token[0] for token in ranks if len(token) == 1}
     if len(singles) != 256:
         missing = next(b for b in range(256) if b not in singles)
         raise ArtifactError(filename, f"has no token for byte 0x{missing:02X}; a byte-level BPE needs all 256")
+    if chosen is None:
+        raise PretokenizerNeeded(
+            filename,
+            "a .tiktoken file holds ranks only, not the pre-tokenizer pattern they were trained with, and this "
+            "is not one of OpenAI's published files; choose its pre-tokenizer (" + ", ".join(PretokenizerNeeded.choices)
+            + " with a pattern), e.g. --pretokenizer cl100k in the CLI, or give the manifest.json exported with it",
+        )
     specials = dict(special_tokens or {}) or _manifest_specials(manifest)
-    return Tokenizer.from_ranks(
-        ranks, special_tokens=specials, pretokenizer=_pretokenizer_from(manifest, pretokenizer), name=filename
-    )
+    try:
+        return Tokenizer.from_ranks(ranks, special_tokens=specials, pretokenizer=chosen, name=filename)
+    except ValueError as error:  # special token ids that collide with ranks or leave huge gaps
+        raise ArtifactError("manifest.json" if declared else filename, str(error)) from None
 
 
 # -------------------------------------------------------- Hugging Face json
@@ -505,19 +656,18 @@ def from_hf_tokenizer_json(text, filename="tokenizer.json"):
     """
     name = filename
     data = _json(name, text)
-    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        raise ArtifactError(name, f"expected a JSON object (a Hugging Face tokenizer.json), got {type(data).__name__}")
+    model = data.get("model")
     if not isinstance(model, dict) or model.get("type") != "BPE":
         raise ArtifactError(name, "expected a BPE model (\"model\": {\"type\": \"BPE\", ...})")
-    if model.get("ignore_merges"):  # a whole word in the vocab wins over merging it, unlike BPE
-        raise ArtifactError(name, "model.ignore_merges=true is not supported: BPE Lab applies every merge in order")
-    for option in ("continuing_subword_prefix", "end_of_word_suffix"):
-        if model.get(option):
-            raise ArtifactError(name, f"model.{option} is not supported by byte-level BPE")
-    if data.get("normalizer"):
-        raise ArtifactError(name, "normalizers are not supported: BPE Lab tokenizers see the text unchanged")
+    _refuse_unsupported_hf(data, model, name)
     vocab_json = model.get("vocab")
     if not isinstance(vocab_json, dict):
         raise ArtifactError(name, "model.vocab must be an object of token -> id")
+    for key, i in vocab_json.items():
+        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+            raise ArtifactError(name, f"model.vocab[{key!r}] must be a non-negative integer id, got {show_id(i)}")
     merges_json = model.get("merges")
     if not isinstance(merges_json, list):
         raise ArtifactError(name, "model.merges must be a list")
@@ -532,10 +682,25 @@ def from_hf_tokenizer_json(text, filename="tokenizer.json"):
     encoder = dict(vocab_json)
     key_of_id = {i: key for key, i in encoder.items()}
     specials = {}
-    for entry in data.get("added_tokens") or []:
-        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int):
-            raise ArtifactError(name, f"added_tokens entries need content and id, got {entry!r}")
+    added = data.get("added_tokens")
+    if added is not None and not isinstance(added, list):
+        raise ArtifactError(name, f"added_tokens must be a list of {{\"id\", \"content\", ...}} objects, got {show_id(added)}")
+    for k, entry in enumerate(added or []):
+        if (not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not entry["content"]
+                or not isinstance(entry.get("id"), int) or isinstance(entry["id"], bool) or entry["id"] < 0):
+            raise ArtifactError(
+                name, f"added_tokens[{k}] needs a non-empty string content and a non-negative integer id, "
+                f"got {show_id(entry)}"
+            )
+        for flag in ("lstrip", "rstrip", "single_word"):
+            if entry.get(flag):  # they change where the token matches; we match its exact spelling only
+                raise ArtifactError(
+                    name, f"added_tokens[{k}] ({entry['content']!r}) has {flag}=true, which BPE Lab does not "
+                    "implement: it matches a special token's exact spelling"
+                )
         content, i = entry["content"], entry["id"]
+        if content in specials:
+            raise ArtifactError(name, f"added_tokens[{k}]: {content!r} is added twice")
         # The vocab may hold the added token too (GPT-2's <|endoftext|>), under the same id.
         key = key_of_id.get(i)
         if key is not None:
@@ -558,16 +723,53 @@ def from_hf_tokenizer_json(text, filename="tokenizer.json"):
     return tok
 
 
+def _refuse_unsupported_hf(data, model, name):
+    """Parts of a tokenizer.json that change the ids or the text, which BPE Lab does not implement: refused by name."""
+    if model.get("ignore_merges"):  # a whole word in the vocab wins over merging it, unlike BPE
+        raise ArtifactError(name, "model.ignore_merges=true is not supported: BPE Lab applies every merge in order")
+    for option in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(option):
+            raise ArtifactError(name, f"model.{option} is not supported by byte-level BPE")
+    if model.get("dropout"):
+        raise ArtifactError(name, "model.dropout is not supported: BPE Lab encodes deterministically (use null)")
+    if data.get("normalizer"):
+        raise ArtifactError(name, "normalizers are not supported: BPE Lab tokenizers see the text unchanged")
+    if data.get("post_processor") is not None:
+        kind = data["post_processor"].get("type") if isinstance(data["post_processor"], dict) else None
+        raise ArtifactError(
+            name, f"post_processor {kind or data['post_processor']!r} is not supported: it adds tokens (such as "
+            "<s> or [CLS]) that BPE Lab would not emit, so the ids would differ; set it to null"
+        )
+    decoder = data.get("decoder")
+    if decoder is not None and not (isinstance(decoder, dict) and decoder.get("type") == "ByteLevel"):
+        kind = decoder.get("type") if isinstance(decoder, dict) else decoder
+        raise ArtifactError(
+            name, f"decoder {kind!r} is not supported: BPE Lab decodes byte-level tokens to their bytes, as the "
+            "ByteLevel decoder does; set it to {\"type\": \"ByteLevel\"} or null"
+        )
+    for option in ("truncation", "padding"):
+        if data.get(option) is not None:
+            raise ArtifactError(name, f"{option} is not supported: BPE Lab encodes whole texts; set it to null")
+
+
 def _pretokenizer_from_hf(spec, name):
     if not isinstance(spec, dict):
         raise ArtifactError(name, "pre_tokenizer must be a ByteLevel pre-tokenizer (alone or after a Split)")
     steps = spec.get("pretokenizers") if spec.get("type") == "Sequence" else [spec]
+    if not isinstance(steps, list):
+        raise ArtifactError(name, f"pre_tokenizer.pretokenizers must be a list of steps, got {show_id(steps)}")
     pattern = None
     byte_level = False
-    for step in steps or []:
+    for step in steps:
         kind = step.get("type") if isinstance(step, dict) else None
         if kind == "Split" and not byte_level and pattern is None:
-            regex = (step.get("pattern") or {}).get("Regex")
+            given = step.get("pattern")
+            if not isinstance(given, dict) or set(given) != {"Regex"} or not isinstance(given["Regex"], str):
+                raise ArtifactError(
+                    name, f'a Split pattern must be {{"Regex": "..."}}, got {show_id(given)}'
+                    + ("; a plain string is not a pattern in tokenizer.json" if isinstance(given, str) else "")
+                )
+            regex = given["Regex"]
             if not regex or step.get("behavior") != "Isolated" or step.get("invert"):
                 raise ArtifactError(name, "only a Split with a Regex, behavior Isolated and invert false is supported")
             pattern = regex
@@ -662,25 +864,38 @@ def export_files(result, *, id_layout="seed", char_limit=CHAR_LIMIT, truncation=
     return files
 
 
-def load_files(files):
+def load_files(files, *, pretokenizer=None):
     """A Tokenizer from a set of files {filename: bytes}, whichever format they are.
 
     Accepts encoder.json + vocab.bpe (+ manifest.json), a tokenizer.json, or a
     .tiktoken file (+ manifest.json for its pattern and special tokens); any of
-    them may come inside a .zip.
+    them may come inside a .zip. `pretokenizer` is the caller's choice for
+    files that do not say (a .tiktoken, GPT-2 files without a manifest): a
+    name or {"name": "custom", "pattern": ...}. A tokenizer.json states its own.
     """
     names = {}
     for name, data in files.items():
+        if not isinstance(data, (bytes, bytearray, memoryview, str)):
+            raise ArtifactError(name, f"file content must be bytes, got {type(data).__name__}")
+        if len(data) > MAX_FILE_BYTES:
+            raise ArtifactError(name, f"file too large ({len(data):,} bytes; the limit is {MAX_FILE_BYTES:,})")
         if name.lower().endswith(".zip"):
-            names.update(_zip_members(name, data))  # BPE Lab's own "download all" .zip, for one
+            members = _zip_members(name, data)  # BPE Lab's own "download all" .zip, for one
         else:
-            names[name.rsplit("/", 1)[-1]] = data
+            members = {name.replace("\\", "/").rsplit("/", 1)[-1]: data}
+        for member, content in members.items():
+            if member in names:
+                raise ArtifactError(name, f"a second file named {member!r}; give the files of one tokenizer at a time")
+            names[member] = content
     manifest = names.get("manifest.json")
     _check_manifest_digests(manifest, names)
     encoder = _one_of(names, lambda n: n.endswith("encoder.json") or n == "vocab.json", "encoder.json files")
     merges = _one_of(names, lambda n: n.endswith(".bpe") or n.endswith("merges.txt"), "vocab.bpe files")
     if encoder and merges:
-        return from_gpt2_files(names[encoder], names[merges], manifest=manifest)
+        chosen = None if pretokenizer is None else explicit_pretokenizer(pretokenizer, encoder)
+        if chosen is not None and manifest is not None:
+            raise ArtifactError("manifest.json", "states the pre-tokenizer already; drop the explicit choice")
+        return from_gpt2_files(names[encoder], names[merges], manifest=manifest, pretokenizer=chosen)
     if encoder or merges:
         have, need = (encoder, "vocab.bpe") if encoder else (merges, "encoder.json")
         raise ArtifactError(have, f"needs its partner file {need}: GPT-2 format is two files")
@@ -688,10 +903,12 @@ def load_files(files):
         names, lambda n: n.endswith(".json") and n != "manifest.json", "JSON files that could be a tokenizer.json"
     )
     if hf:
+        if pretokenizer is not None:
+            raise ArtifactError(hf, "a tokenizer.json states its own pre-tokenizer; drop the explicit choice")
         return from_hf_tokenizer_json(names[hf], filename=hf)
     ranks = _one_of(names, lambda n: n.endswith(".tiktoken"), ".tiktoken files")
     if ranks:
-        return from_tiktoken(names[ranks], manifest=manifest, filename=ranks)
+        return from_tiktoken(names[ranks], manifest=manifest, filename=ranks, pretokenizer=pretokenizer)
     raise ArtifactError(
         ", ".join(sorted(names)) or "(no files)",
         "no tokenizer found: give encoder.json + vocab.bpe, a tokenizer.json, or a .tiktoken file (or a .zip holding them)",
@@ -707,7 +924,9 @@ def _check_manifest_digests(manifest, names):
         return
     for name, data in names.items():
         entry = recorded.get(name)
-        if isinstance(entry, dict) and entry.get("sha256") and entry["sha256"] != _sha256(data):
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if isinstance(entry, dict) and isinstance(entry.get("sha256"), str) and entry["sha256"] != _sha256(data):
             raise ArtifactError(
                 name,
                 f"does not match manifest.json, which records sha256 {entry['sha256'][:12]}… for it (this file's is "
@@ -730,21 +949,42 @@ def _zip_members(name, data):
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as error:
         raise ArtifactError(name, f"not a readable .zip archive ({error})") from None
-    members = {}
     with archive:
-        for info in archive.infolist():
-            if info.is_dir():
-                continue
+        infos = archive.infolist()
+        if len(infos) > MAX_ZIP_MEMBERS:
+            raise ArtifactError(name, f"holds {len(infos):,} entries; a tokenizer's .zip holds a few (the limit is {MAX_ZIP_MEMBERS:,})")
+        # Only the members that can be tokenizer files; every size is checked before anything is inflated.
+        wanted = [info for info in infos if not info.is_dir() and tokenizer_file_name(info.filename.rsplit("/", 1)[-1])]
+        total = 0
+        seen = set()
+        for info in wanted:
             where = f"{name}: {info.filename}"
             member = info.filename.rsplit("/", 1)[-1]
-            if member in members:
+            if member in seen:
                 raise ArtifactError(name, f"holds two files named {member!r}; keep one")
-            if info.file_size > MAX_FILE_BYTES:  # checked before inflating anything
+            seen.add(member)
+            if info.file_size > MAX_FILE_BYTES:
                 raise ArtifactError(where, f"file too large ({info.file_size:,} bytes; the limit is {MAX_FILE_BYTES:,})")
+            if info.file_size > 1 << 20 and info.file_size > MAX_COMPRESSION_RATIO * max(info.compress_size, 1):
+                raise ArtifactError(
+                    where, f"unpacks {info.compress_size:,} bytes to {info.file_size:,}, over {MAX_COMPRESSION_RATIO} "
+                    "times: refused as a likely zip bomb (tokenizer files compress 3 to 6 times)"
+                )
+            total += info.file_size
+        if total > MAX_UNPACKED_BYTES:
+            raise ArtifactError(
+                name, f"its tokenizer files unpack to {total:,} bytes together; the limit is {MAX_UNPACKED_BYTES:,}"
+            )
+        members = {}
+        for info in wanted:
+            where = f"{name}: {info.filename}"
             try:
-                members[member] = archive.read(info)
-            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error) as error:
+                # zipfile stops at the declared size and checks the CRC, so no member grows past what was checked.
+                members[info.filename.rsplit("/", 1)[-1]] = archive.read(info)
+            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error, ValueError) as error:
                 raise ArtifactError(where, f"cannot be unpacked ({error})") from None
+    if not members:
+        raise ArtifactError(name, "holds no tokenizer files (.json, .bpe, merges.txt or .tiktoken)")
     return members
 
 

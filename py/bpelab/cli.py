@@ -5,22 +5,37 @@ written here are byte for byte the ones the site offers for download.
 """
 
 import argparse
+import errno
+import hashlib
 import json
 import os
+import shutil
+import stat
 import sys
+import tempfile
 import time
 
 from . import __version__
-from .artifacts import ID_LAYOUTS, ArtifactError, export_files, load_files
+from .artifacts import (
+    ID_LAYOUTS,
+    MANIFEST_FORMAT,
+    MAX_FILE_BYTES,
+    ArtifactError,
+    export_files,
+    json_depth,
+    load_files,
+    tokenizer_file_name,
+)
 from .pretokenize import PRETOKENIZER_NAMES
 from .report import compression
-from .tokenizer import DisallowedSpecialError
+from .tokenizer import MAX_TOKEN_ID, DisallowedSpecialError
 from .train import (
     CHAR_LIMIT,
     DEFAULT_SPECIAL_TOKENS,
     TIE_BREAKS,
     TrainSettings,
     check_char_limit,
+    check_not_empty,
     train,
     truncate_documents,
 )
@@ -112,10 +127,22 @@ def _settings(args):
 
 
 def cmd_train(args):
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise UsageError(f"--out {args.out!r} is a file; give a directory (it is made if missing)")
-    documents = [read_text_file(path) for path in args.files]
+    _check_out(args.out, args.force)  # before the work, so a mistake costs nothing
     limit = None if args.char_limit == 0 else args.char_limit
+    if limit is not None and not args.truncate:
+        # A UTF-8 character is at most 4 bytes: files this large are over the limit, known before reading them.
+        size = sum(os.path.getsize(path) for path in args.files if os.path.isfile(path))
+        if size > 4 * limit:
+            raise UsageError(
+                f"the text has at least {size // 4:,} characters ({size:,} bytes), over the limit of {limit:,}: "
+                f"train on the first {limit:,} characters (--truncate), or raise the limit (--char-limit)"
+            )
+    documents = [read_text_file(path) for path in args.files]
+    try:
+        check_not_empty(documents)
+    except ValueError as error:
+        sizes = ", ".join(f"{path} is {os.path.getsize(path):,} bytes" for path in args.files[:3])
+        raise UsageError(f"{error} ({sizes})") from None
     truncation = None
     if args.truncate:
         documents, truncation = truncate_documents(documents, limit)
@@ -126,13 +153,7 @@ def cmd_train(args):
     started = time.monotonic()
     result = train(documents, settings, on_progress=bar, workers=args.workers)
     files = export_files(result, id_layout=args.id_layout, char_limit=limit, truncation=truncation)
-    try:
-        os.makedirs(args.out, exist_ok=True)
-        for name, data in files.items():
-            with open(os.path.join(args.out, name), "wb") as handle:
-                handle.write(data)
-    except OSError as error:
-        raise UsageError(f"cannot write the files to {args.out!r}: {error.strerror}") from None
+    write_export(args.out, files, force=args.force)
     if not args.quiet:
         print(
             f"{len(result.merges)} merges, vocabulary {len(result.tokenizer.vocab) + len(result.tokenizer.special_tokens)}"
@@ -143,17 +164,153 @@ def cmd_train(args):
     return 0
 
 
-def load_tokenizer(spec):
-    """A tokenizer from a directory of files, one file, or a reference name."""
+# ------------------------------------------------------------------ train --out
+#
+# The files are written to a new folder beside --out, then moved into place:
+# a new folder by one rename, an existing one file by file (each rename is
+# atomic) with manifest.json last, so a run stopped between two renames leaves
+# files that do not match their manifest, which loading reports. A folder is
+# only replaced when everything in it is what bpelab wrote there (the old
+# manifest lists the files and their sha256), unless --force. Nothing is
+# written through a symbolic link: new files are created with O_EXCL and
+# O_NOFOLLOW, and a rename replaces a link itself, never its target.
+
+
+def _lstat(path):
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise UsageError(f"cannot inspect {path!r}: {error.strerror}") from None
+
+
+def _check_out(out, force):
+    """The names in --out that bpelab wrote and may replace; UsageError if the folder cannot be used."""
+    info = _lstat(out)
+    if info is None:
+        return set()
+    if stat.S_ISLNK(info.st_mode):
+        raise UsageError(f"--out {out!r} is a symbolic link; give a real folder (bpelab never writes through a link)")
+    if not stat.S_ISDIR(info.st_mode):
+        raise UsageError(f"--out {out!r} is a file; give a directory (it is made if missing)")
+    try:
+        entries = sorted(os.listdir(out))
+    except OSError as error:
+        raise UsageError(f"cannot list --out {out!r}: {error.strerror}") from None
+    ours = _previous_export(out)
+    foreign = [name for name in entries if name not in ours]
+    if foreign and not force:
+        shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+        raise UsageError(
+            f"--out {out!r} holds files bpelab did not write there, or that were changed since ({shown}); "
+            "give a new or empty folder, or --force to replace bpelab's files beside them"
+        )
+    return ours
+
+
+def _previous_export(out):
+    """Names of the files an earlier `train --out` wrote to `out` and nobody changed since (manifest.json included)."""
+    path = os.path.join(out, "manifest.json")
+    info = _lstat(path)
+    if info is None or not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+        return set()
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8")
+        if json_depth(text, 64) > 64:
+            return set()
+        recorded = json.loads(text).get("files")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return set()  # not our manifest: nothing in the folder is known to be ours
+    if not isinstance(recorded, dict) or json.loads(text).get("format") != MANIFEST_FORMAT:
+        return set()
+    ours = {"manifest.json"}
+    for name, entry in recorded.items():
+        file_info = _lstat(os.path.join(out, name)) if isinstance(name, str) and "/" not in name else None
+        if (file_info is None or not stat.S_ISREG(file_info.st_mode) or not isinstance(entry, dict)
+                or file_info.st_size != entry.get("bytes")):
+            continue
+        with open(os.path.join(out, name), "rb") as handle:
+            if hashlib.sha256(handle.read()).hexdigest() == entry.get("sha256"):
+                ours.add(name)
+    return ours
+
+
+def _write_new(path, data):
+    """Create `path` (it must not exist, nor be a link) and write data to disk."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_export(out, files, *, force=False):
+    """Write {name: bytes} to the folder `out` as described above; UsageError on failure, `out` unchanged."""
+    ours = _check_out(out, force)  # again: the folder may have changed while training ran
+    out = os.path.abspath(out)
+    parent = os.path.dirname(out)
+    staging = None
+    try:
+        os.makedirs(parent, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.bpelab-", dir=parent)
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes it private; the folder is the user's, as makedirs made it
+        for name, data in files.items():
+            _write_new(os.path.join(staging, name), data)
+        if _lstat(out) is None:
+            os.rename(staging, out)  # the whole folder appears at once
+            staging = None
+            return
+        order = sorted(files, key=lambda name: name == "manifest.json")  # the manifest last
+        for name in order:
+            os.replace(os.path.join(staging, name), os.path.join(out, name))
+        for stale in sorted(ours - set(files)):  # ours from an earlier export, which these files do not include
+            os.unlink(os.path.join(out, stale))
+    except OSError as error:
+        hint = "; free some space and run again" if error.errno == errno.ENOSPC else ""
+        raise UsageError(
+            f"cannot write the files to {out!r}: {error.strerror or error}{hint} (the folder was left as it was)"
+        ) from None
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def load_tokenizer(spec, pretokenizer=None):
+    """A tokenizer from a directory of files, one file, or a reference name.
+
+    In a directory only the files a tokenizer can be in are read (see
+    artifacts.tokenizer_file_name), and every size is checked before a byte
+    is read.
+    """
     if spec in REFERENCE_NAMES:
+        if pretokenizer is not None:
+            raise UsageError(f"--tokenizer {spec} has its own pre-tokenizer; drop --pretokenizer/--pattern")
         from .openai_vocab import load_reference
 
         return load_reference(spec)
-    paths = []
-    if os.path.isdir(spec):
-        paths = [os.path.join(spec, name) for name in sorted(os.listdir(spec))]
-        paths = [p for p in paths if p.endswith((".json", ".bpe", ".tiktoken", ".txt"))]
-    elif os.path.isfile(spec):
+    info = _lstat(spec)
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        info = os.stat(spec) if os.path.exists(spec) else None  # a link to a tokenizer is fine to read
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        try:
+            names = sorted(os.listdir(spec))
+        except OSError as error:
+            raise UsageError(f"cannot list --tokenizer {spec!r}: {error.strerror}") from None
+        paths = [os.path.join(spec, name) for name in names if tokenizer_file_name(name)]
+        if not paths:
+            raise UsageError(
+                f"--tokenizer {spec!r} holds no tokenizer files: give encoder.json + vocab.bpe, a tokenizer.json, "
+                "or a .tiktoken file"
+            )
+    elif info is not None and stat.S_ISREG(info.st_mode):
         paths = [spec]
     else:
         raise UsageError(
@@ -161,9 +318,38 @@ def load_tokenizer(spec):
         )
     files = {}
     for path in paths:
+        files[os.path.basename(path)] = _read_tokenizer_file(path)
+    return load_files(files, pretokenizer=pretokenizer)
+
+
+def _read_tokenizer_file(path):
+    """A file's bytes, its size checked first; one-line errors for folders, sizes and permissions."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise UsageError(f"{path} is a folder, not a tokenizer file; move it out of the --tokenizer folder")
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{path} is not a regular file (a device, pipe or socket); give a tokenizer file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise UsageError(f"{path}: file too large ({info.st_size:,} bytes; the limit is {MAX_FILE_BYTES:,})")
+    try:
         with open(path, "rb") as handle:
-            files[os.path.basename(path)] = handle.read()
-    return load_files(files)
+            return handle.read(MAX_FILE_BYTES + 1)  # a file that grew since stat is still caught by load_files
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}; check its permissions") from None
+
+
+def _chosen_pretokenizer(args):
+    """--pretokenizer / --pattern of encode, decode and report: None, a name or a custom pattern."""
+    if args.pattern is not None:
+        if args.pretokenizer not in (None, "custom"):
+            raise UsageError(f"--pattern is a custom pre-tokenizer, so --pretokenizer {args.pretokenizer} contradicts it; give one of them")
+        return {"name": "custom", "pattern": args.pattern}
+    if args.pretokenizer == "custom":
+        raise UsageError("--pretokenizer custom needs --pattern with the regular expression")
+    return args.pretokenizer
 
 
 def _input_text(args):
@@ -177,7 +363,7 @@ def _input_text(args):
 
 
 def cmd_encode(args):
-    tokenizer = load_tokenizer(args.tokenizer)
+    tokenizer = load_tokenizer(args.tokenizer, _chosen_pretokenizer(args))
     text = _input_text(args)
     if args.special == "allow":
         ids = tokenizer.encode(text, allowed_special="all")
@@ -200,11 +386,17 @@ def cmd_encode(args):
 
 
 def cmd_decode(args):
-    tokenizer = load_tokenizer(args.tokenizer)
+    tokenizer = load_tokenizer(args.tokenizer, _chosen_pretokenizer(args))
     raw = " ".join(args.ids) if args.ids else read_stdin()
     words = raw.replace(",", " ").replace("[", " ").replace("]", " ").split()
     if not all(word.isascii() and word.isdigit() for word in words):  # int() would also take "١٢" or "-1"
         raise UsageError(f"ids must be whole numbers separated by spaces or commas, got {raw[:60]!r}")
+    for word in words:  # before int(): Python refuses to read an int of over 4,300 digits
+        if len(word.lstrip("0")) > len(str(MAX_TOKEN_ID)) or int(word) > MAX_TOKEN_ID:
+            shown = word if len(word) <= 20 else f"{word[:12]}... ({len(word):,} digits)"
+            raise UsageError(
+                f"id {shown} is too large: this tokenizer's ids are 0 to {tokenizer.n_vocab - 1:,}"
+            )
     ids = [int(word) for word in words]
     try:
         text = tokenizer.decode(ids, errors=args.errors)
@@ -218,7 +410,7 @@ def cmd_decode(args):
 
 
 def cmd_report(args):
-    tokenizer = load_tokenizer(args.tokenizer)
+    tokenizer = load_tokenizer(args.tokenizer, _chosen_pretokenizer(args))
     documents = [read_text_file(path) for path in args.files]
     stats = compression(tokenizer, documents)
     if args.json:
@@ -254,6 +446,12 @@ def cmd_serve(args):
     return 0
 
 
+def _one_line(error):
+    """The message on one line: control characters (a newline, a bidi override) in a name are escaped."""
+    text = str(error) or type(error).__name__
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def _count(minimum, maximum=None):
     """An argparse type: a whole number from `minimum` to `maximum` (no upper bound if None)."""
     def parse(text):
@@ -266,6 +464,13 @@ def _count(minimum, maximum=None):
             raise argparse.ArgumentTypeError(f"must be {span}, got {value}")
         return value
     return parse
+
+
+def _pretokenizer_options(p):
+    p.add_argument("--pretokenizer", choices=PRETOKENIZER_NAMES + ("custom",),
+                   help="the pre-tokenizer of a .tiktoken file (or GPT-2 files) that does not say; "
+                        "OpenAI's own .tiktoken files are recognised")
+    p.add_argument("--pattern", help="a custom pre-tokenizer pattern for such files")
 
 
 def build_parser():
@@ -294,7 +499,9 @@ def build_parser():
         default=os.cpu_count() or 1,
         help="processes for pre-tokenizing large inputs (default and most: one per core; the files are the same for any N)",
     )
-    p.add_argument("--out", required=True, help="directory for the files")
+    p.add_argument("--out", required=True, help="directory for the files (made if missing)")
+    p.add_argument("--force", action="store_true",
+                   help="write into a folder that holds files bpelab did not write (they are kept)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_train)
 
@@ -314,12 +521,14 @@ def build_parser():
         else:
             p.add_argument("ids", nargs="*", help="ids (default: standard input)")
             p.add_argument("--errors", choices=("strict", "replace"), default="strict")
+        _pretokenizer_options(p)
         p.set_defaults(func=func)
 
     p = sub.add_parser("report", help="compression on held-out files")
     p.add_argument("--tokenizer", required=True)
     p.add_argument("files", nargs="+")
     p.add_argument("--json", action="store_true")
+    _pretokenizer_options(p)
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("serve", help="serve the built site")
@@ -335,7 +544,17 @@ def main(argv=None):
     try:
         return args.func(args)
     except (UsageError, ArtifactError, ValueError) as error:
-        print(f"bpelab {args.command}: {error}", file=sys.stderr)
+        print(f"bpelab {args.command}: {_one_line(error)}", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print(f"bpelab {args.command}: the input nests too deeply to process", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"bpelab {args.command}: out of memory; give a smaller input", file=sys.stderr)
+        return 2
+    except OSError as error:  # a file that vanished or became unreadable mid-run
+        where = f" {error.filename}" if error.filename else ""
+        print(f"bpelab {args.command}: cannot use{where}: {error.strerror or error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"bpelab {args.command}: interrupted", file=sys.stderr)

@@ -103,6 +103,40 @@ _RANKS_CACHE = {}  # key -> {bytes: int}
 _TOKENIZER_CACHE = {}  # key -> Tokenizer
 
 
+# Every rank file OpenAI publishes that a user may import as a `.tiktoken`,
+# by sha256 (tiktoken's expected_hash): a rank file holds no pattern and no
+# special tokens, so these are how an import gets the right ones. p50k_base is
+# not shipped by the site but is recognised: GPT-2's pattern, and its 50,281
+# ids leave 50256 to <|endoftext|>.
+KNOWN_RANK_FILES = {
+    info.sha256: (info.encoding, info.pretokenizer, info.special_tokens) for info in REFERENCES.values()
+} | {
+    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": ("p50k_base", "gpt2", ((ENDOFTEXT, 50256),)),
+}
+
+
+def known_rank_file(data):
+    """(encoding name, pre-tokenizer name, special tokens) if data is one of OpenAI's rank files, else None.
+
+    >>> known_rank_file(b"YQ== 0") is None
+    True
+    """
+    return KNOWN_RANK_FILES.get(hashlib.sha256(data).hexdigest())
+
+
+def tokenizer_for_rank_file(data):
+    """The tokenizer of an OpenAI rank file, with tiktoken's pattern and special tokens; None for another file."""
+    known = known_rank_file(data)
+    if known is None:
+        return None
+    encoding, pretokenizer, specials = known
+    for info in REFERENCES.values():
+        if info.encoding == encoding:
+            return load_reference(info.key, data)  # memoized: the same Tokenizer as the built-in one
+    return Tokenizer.from_ranks(parse_tiktoken(data), special_tokens=dict(specials),
+                                pretokenizer=pretokenizer, name=encoding)
+
+
 class ReferenceVocabError(ValueError):
     """A reference vocabulary that is unknown, not built, or not OpenAI's file."""
 

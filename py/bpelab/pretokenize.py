@@ -24,7 +24,9 @@ Not here: special-token policy (`tokenizer.py`) and merging (`train.py`);
 """
 
 import bisect
+import math
 import re
+import time
 from collections import Counter
 from functools import lru_cache
 
@@ -75,6 +77,16 @@ PATTERNS = {
     "o200k": TIKTOKEN_PATTERNS["o200k"],
 }
 PRETOKENIZER_NAMES = ("bytes", "whitespace", "gpt2", "cl100k", "o200k")
+
+# Limits on custom patterns (a pattern can come from an imported file). The
+# built-in ones are far inside them: o200k is 274 characters, 3 levels deep.
+MAX_PATTERN_CHARS = 2_000
+MAX_PATTERN_NESTING = 100  # levels of parentheses; the parsers recurse once per level
+MAX_REPEAT = 100_000  # the largest n in {n} or {m,n}
+MAX_TRANSLATED_CHARS = 200_000  # the `re` source, with every \p{..} spelled out (o200k's is 16,599)
+# The time budget of a custom pattern on the probe strings (see check_pattern_speed).
+PROBE_SCAN_SECONDS = 0.05  # one probe of at most 64 characters; a sane pattern needs microseconds
+PROBE_TOTAL_SECONDS = 1.0
 
 # Other spellings of the built-in names (tiktoken's encoding names).
 _ALIASES = {
@@ -160,8 +172,9 @@ def _class_ranges(name):
 
 
 @lru_cache(maxsize=None)
+@lru_cache(maxsize=1)
 def _case_variants():
-    """code point -> tuple of all code points equal to it under simple case folding."""
+    """code point -> tuple of all code points equal to it under simple case folding (built once)."""
     variants = {}
     for group in unicode_classes.CASE_GROUPS.split(" "):
         cps = tuple(_decode_class_text(group))
@@ -172,6 +185,11 @@ def _case_variants():
 
 def _case_close(ranges):
     """Add every case variant of every member (what (?i) does to a class)."""
+    return list(_case_close_cached(tuple(ranges)))
+
+
+@lru_cache(maxsize=256)
+def _case_close_cached(ranges):
     extra = [(v, v) for cp, group in _case_variants().items() if _contains(ranges, cp) for v in group]
     return _normalize(list(ranges) + extra)
 
@@ -194,7 +212,12 @@ def _escape(cp):
 
 
 def _class_source(ranges, negated=False):
-    """An `re` character class for the ranges."""
+    """An `re` character class for the ranges (memoized: a pattern may repeat \\p{L} many times)."""
+    return _class_source_cached(tuple(ranges), negated)
+
+
+@lru_cache(maxsize=512)
+def _class_source_cached(ranges, negated):
     if not ranges:  # an empty set matches nothing, its negation anything
         return "[\\x00-\\U0010ffff]" if negated else "[^\\x00-\\U0010ffff]"
     body = []
@@ -254,7 +277,7 @@ class _Translator:
 
     def fail(self, message, position=None):
         where = self.i if position is None else position
-        raise PretokenizeError(f"{message} at position {where} in pattern {self.src!r}")
+        raise PretokenizeError(f"{message} at position {where} in pattern {_shorten(repr(self.src))}")
 
     def peek(self, offset=0):
         j = self.i + offset
@@ -344,6 +367,10 @@ class _Translator:
             low, comma, high = found.groups()
             if not low and not high:  # '{}' or '{,}' is a literal in regex
                 return None
+            for number in (low, high):
+                if number and (len(number) > 6 or int(number) > MAX_REPEAT):
+                    self.fail(f"repeat count {number[:12] + ('...' if len(number) > 12 else '')} in quantifier "
+                              f"is too large (at most {MAX_REPEAT:,}); use + or * for an unbounded repeat")
             minimum = int(low or 0)
             if comma and high and int(high) < minimum:
                 self.fail(f"quantifier {text!r} has its maximum below its minimum")
@@ -604,9 +631,42 @@ def translate(pattern):
 
 def _check_pattern(pattern):
     if not isinstance(pattern, str):
-        raise PretokenizeError(f"pattern must be a str, got {type(pattern).__name__} {pattern!r}")
+        raise PretokenizeError(f"pattern must be a str, got {type(pattern).__name__} {_shorten(repr(pattern))}")
     if not pattern:
         raise PretokenizeError("pattern is empty; give a regular expression such as ' ?\\S+|\\s+'")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise PretokenizeError(
+            f"pattern {_shorten(repr(pattern))} is {len(pattern):,} characters long; the limit is "
+            f"{MAX_PATTERN_CHARS:,} (tiktoken's longest is under 300)"
+        )
+    depth = _group_depth(pattern)
+    if depth > MAX_PATTERN_NESTING:
+        # The translator and `re`'s own parser recurse once per level: Python's stack would run out.
+        raise PretokenizeError(
+            f"pattern {_shorten(repr(pattern))} nests groups {depth:,} deep; the limit is {MAX_PATTERN_NESTING} "
+            "levels of parentheses"
+        )
+
+
+def _shorten(text, limit=80):
+    """A long repr cut for a one-line message."""
+    return text if len(text) <= limit else f"{text[:limit - 15]}... ({len(text):,} characters)"
+
+
+def _group_depth(pattern):
+    """The deepest nesting of parentheses, outside classes and escapes (a cheap scan, before any recursion)."""
+    depth = deepest = 0
+    for token in _DEPTH_TOKENS.findall(pattern):
+        if token == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token == ")":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+# An escape, a character class (escapes and one level of nested sets inside), or a parenthesis.
+_DEPTH_TOKENS = re.compile(r"\\.|\[\^?\]?(?:\\.|\[[^\]]*\]|[^\]\\])*\]|[()]", re.S)
 
 
 @lru_cache(maxsize=256)
@@ -615,18 +675,28 @@ def _translate(pattern, bmp):
 
     With bmp=True, a faster one that is exact only on text without astral characters.
     """
-    return _Translator(pattern, bmp).translate()
+    try:
+        return _Translator(pattern, bmp).translate()
+    except RecursionError:  # _check_pattern bounds the nesting; this is the last line of defence
+        raise PretokenizeError(f"pattern {_shorten(repr(pattern))} nests too deeply to translate") from None
 
 
 def _compile(pattern, source):
     """The compiled translation of `pattern`; PretokenizeError if `re` rejects it."""
+    if len(source) > MAX_TRANSLATED_CHARS:
+        raise PretokenizeError(
+            f"pattern {_shorten(repr(pattern))} is too large once its classes are spelled out "
+            f"({len(source):,} characters; the limit is {MAX_TRANSLATED_CHARS:,}); use fewer \\p{{..}} classes"
+        )
     try:
         return re.compile(source)
     except re.error as error:
         raise PretokenizeError(
-            f"pattern {pattern!r} is not supported by Python's re after translation: {error.msg} "
-            f"(translated pattern {source!r})"
+            f"pattern {_shorten(repr(pattern))} is not supported by Python's re after translation: {error.msg} "
+            f"(translated pattern {_shorten(repr(source), 200)})"
         ) from None
+    except (OverflowError, RecursionError) as error:  # huge repeat counts, deep nesting
+        raise PretokenizeError(f"pattern {_shorten(repr(pattern))} cannot be compiled: {error}") from None
 
 
 # ---------------------------------------------------------------- pre-tokenizers
@@ -692,9 +762,11 @@ class Pretokenizer:
         self._fast = None  # the same pattern without astral ranges, for text that has none
         if pattern is not None:
             self.translated = _translate(pattern, False)
-            self._fast = _compile(pattern, _translate(pattern, True))
             if not builtin:  # the user's pattern is checked whole now, not at its first astral text
-                self._compiled = _compile(pattern, self.translated)
+                self._compiled = _compile(pattern, self.translated)  # the larger one first: its size is checked
+            self._fast = _compile(pattern, _translate(pattern, True))
+            if not builtin:
+                check_pattern_speed(pattern, self._fast, self._compiled)
         self._builtin = builtin
         # Chunking pays off when pieces repeat inside chunks; for "whitespace"
         # the chunks are nearly the pieces, and a plain Counter is faster.
@@ -864,6 +936,113 @@ class Pretokenizer:
             "Add an alternative that matches them, for example end the pattern with '|\\s+' "
             "for whitespace or '|(?s:.)' for any character"
         )
+
+
+# Probes for catastrophic backtracking: a unit repeated n times, then an ending
+# that may make the match fail at the last moment (`(a+)+$` on "aaaa!"), for
+# growing n up to 64. n grows by as many units as the budget allows if each
+# unit could multiply the time by 4, so an exponential pattern is met in
+# small steps, and the first probe over the budget costs a few budgets at most.
+_PROBE_UNITS = ("a", "A", "1", " ", "\n", "\t", "'", ".", "\u00e9", "\u4e2d", "ab", "a ", " a", "aA", "a1",
+                "\r\n", "\U0001F600")
+_PROBE_ENDINGS = ("", "!", " ", "\x00")
+_PROBE_MAX_UNITS = 64
+
+
+def check_pattern_speed(pattern, fast=None, exact=None):
+    """Raise PretokenizeError if the pattern backtracks catastrophically on a probe string.
+
+    Each probe is timed, short ones first; a probe over PROBE_SCAN_SECONDS, or
+    all of them over PROBE_TOTAL_SECONDS, refuses the pattern, naming it and
+    the probe. In CPython's main thread a timer signal also interrupts a probe
+    that runs past the budget (`re` checks for signals while it matches). In
+    Pyodide there are no signals: the growing probes are the protection, and
+    the page restarts a worker that still hangs.
+
+    >>> check_pattern_speed(r" ?\\p{L}+|\\s+|.")
+    >>> try:
+    ...     check_pattern_speed(r"(a+)+$|(?s:.)")
+    ... except PretokenizeError as error:
+    ...     print(str(error)[:38])
+    pattern '(a+)+$|(?s:.)' takes too long
+    """
+    if fast is None or exact is None:
+        _check_pattern(pattern)
+        exact = _compile(pattern, _translate(pattern, False))
+        fast = _compile(pattern, _translate(pattern, True))
+    # CPU time, not wall time: a busy machine must not make a sound pattern look slow.
+    clock = time.process_time
+    with _alarm(PROBE_TOTAL_SECONDS * 2) as timed_out:
+        started = clock()
+        try:
+            for unit in _PROBE_UNITS:
+                findall = (exact if _has_astral(unit) else fast).findall
+                for ending in _PROBE_ENDINGS:
+                    n = 1
+                    while n <= _PROBE_MAX_UNITS:
+                        probe = unit * n + ending
+                        before = clock()
+                        findall(probe)
+                        now = clock()
+                        if now - before > PROBE_SCAN_SECONDS:
+                            before = clock()  # once more, in case something else ran on this process's time
+                            findall(probe)
+                            now = clock()
+                        if now - before > PROBE_SCAN_SECONDS or now - started > PROBE_TOTAL_SECONDS:
+                            _too_slow(pattern, probe, now - before)
+                        # Assume the time may grow 4-fold per unit: step as far as stays inside the budget.
+                        n += max(1, int(math.log(PROBE_SCAN_SECONDS / max(now - before, 1e-6), 4)))
+        except _ProbeTimeout:
+            _too_slow(pattern, probe, clock() - before)
+    del timed_out
+
+
+def _too_slow(pattern, probe, seconds):
+    shown = probe if len(probe) <= 20 else f"{probe[:8]}...{probe[-4:]} ({len(probe)} characters)"
+    raise PretokenizeError(
+        f"pattern {_shorten(repr(pattern))} takes too long: one probe, {shown!r}, took {seconds:.2f} s "
+        f"(the budget is {PROBE_SCAN_SECONDS} s); it backtracks catastrophically, most likely through a repeat "
+        "inside a repeat such as (a+)+ or (a|a)*. Rewrite it so each character can be matched one way only"
+    ) from None
+
+
+class _ProbeTimeout(Exception):
+    pass
+
+
+class _alarm:
+    """Raise _ProbeTimeout after `seconds` of CPU time in CPython's main thread; elsewhere (threads, Pyodide) do nothing."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.armed = False
+
+    def __enter__(self):
+        import signal
+        import sys
+        import threading
+
+        if (sys.platform == "emscripten" or not hasattr(signal, "setitimer")
+                or threading.current_thread() is not threading.main_thread()):
+            return self
+        if signal.getitimer(signal.ITIMER_VIRTUAL)[0]:  # someone else's timer is running: leave it alone
+            return self
+
+        def fire(signum, frame):
+            raise _ProbeTimeout()
+
+        self.previous = signal.signal(signal.SIGVTALRM, fire)
+        signal.setitimer(signal.ITIMER_VIRTUAL, self.seconds)
+        self.armed = True
+        return self
+
+    def __exit__(self, *exc):
+        if self.armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+            signal.signal(signal.SIGVTALRM, self.previous)
+        return False
 
 
 def get_pretokenizer(name="gpt2", pattern=None):

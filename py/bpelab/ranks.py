@@ -24,6 +24,9 @@ _POSSESSIVE_GROUPS_WORK = re.fullmatch("(?:ab?c)*+", "a") is None
 _CANONICAL_FILE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2} [0-9]+\n)*" + (b"+" if _POSSESSIVE_GROUPS_WORK else b""))
 
 
+MAX_RANK = 2**31 - 1  # ranks are ids: tokenizer.MAX_TOKEN_ID, which also bounds the gaps between them
+
+
 class RankFileError(ValueError):
     """A `.tiktoken` rank file (or a rank table) that cannot be used."""
 
@@ -83,6 +86,12 @@ def _parse_tiktoken_slowly(data):
         if not rank_text.isdigit():
             raise RankFileError(
                 f".tiktoken line {number}: rank {_show(rank_text)} is not a non-negative integer"
+            )
+        if len(rank_text) > len(str(MAX_RANK)) or int(rank_text) > MAX_RANK:
+            shown = _show(rank_text) if len(rank_text) <= 30 else f"of {len(rank_text):,} digits"
+            raise RankFileError(
+                f".tiktoken line {number}: rank {shown} is too large; ranks are token ids, "
+                f"at most {MAX_RANK:,} (2**31 - 1)"
             )
         rank = int(rank_text)
         if token in ranks:

@@ -39,6 +39,48 @@ _SEGMENT_FROM = 4  # non-ASCII pre-tokens of at least this many characters are c
 _CACHE_LIMIT = 200_000  # entries kept per cache (pieces, segments, characters) before all restart
 
 
+# Token ids are bounded so that a hostile file cannot make n_vocab (the size
+# of every table indexed by id, such as the page's vocabulary list) huge:
+# every id is an int from 0 to MAX_TOKEN_ID (they fit an int32, as in
+# tiktoken and every embedding table), and at most MAX_ID_GAPS ids below the
+# largest are unused (cl100k leaves 16 unused, o200k 18).
+MAX_TOKEN_ID = 2**31 - 1
+MAX_ID_GAPS = 65_536
+
+
+def check_token_ids(ids, what="token ids"):
+    """Raise ValueError unless `ids` (an iterable of distinct ids) follow the rule above.
+
+    >>> check_token_ids(range(300))
+    >>> check_token_ids([0, 1, 10**18])
+    Traceback (most recent call last):
+      ...
+    ValueError: token id 1000000000000000000 is too large: ids must be at most 2,147,483,647 (2**31 - 1)
+    """
+    ids = list(ids)
+    for i in ids:
+        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+            raise ValueError(f"{what} must be non-negative integers, got {show_id(i)}")
+        if i > MAX_TOKEN_ID:
+            raise ValueError(f"token id {show_id(i)} is too large: ids must be at most {MAX_TOKEN_ID:,} (2**31 - 1)")
+    if ids:
+        largest = max(ids)
+        unused = largest + 1 - len(set(ids))
+        if unused > MAX_ID_GAPS:
+            raise ValueError(
+                f"{what} leave {unused:,} of the ids below the largest, {largest:,}, unused; at most "
+                f"{MAX_ID_GAPS:,} may be (ids must be nearly contiguous from 0)"
+            )
+
+
+def show_id(value):
+    """repr of an id for a message, short even for a 5,000-digit int (whose str() Python refuses)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"{'-' if value < 0 else ''}<an integer of {int(value.bit_length() * 0.30103) + 1:,} digits>"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:45] + f"... ({len(text):,} characters)"
+
+
 class InvalidTextError(ValueError):
     """Text that cannot be encoded as UTF-8 (a lone surrogate)."""
 
@@ -127,16 +169,23 @@ class Tokenizer:
 
     def _check_vocab(self):
         for i, token in self.vocab.items():
-            if not isinstance(i, int) or i < 0:
-                raise ValueError(f"token ids must be non-negative integers, got {i!r}")
+            if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+                raise ValueError(f"token ids must be non-negative integers, got {show_id(i)}")
             if not isinstance(token, bytes) or not token:
                 raise ValueError(f"token {i} must be a non-empty bytes value, got {token!r}")
+        seen = {}
+        for special, i in self.special_tokens.items():
+            if not isinstance(special, str) or not special:
+                raise ValueError(f"special tokens must be non-empty strings, got {special!r}")
+            if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+                raise ValueError(f"the id of special token {special!r} must be a non-negative integer, got {show_id(i)}")
+            if i in seen:
+                raise ValueError(f"special tokens {seen[i]!r} and {special!r} share the id {i}")
+            seen[i] = special
         overlap = set(self.special_tokens.values()) & set(self.vocab)
         if overlap:
             raise ValueError(f"special token ids {sorted(overlap)} are also ordinary token ids")
-        for special in self.special_tokens:
-            if not special:
-                raise ValueError("a special token cannot be the empty string")
+        check_token_ids(chain(self.vocab, seen))
 
     def _finish_init(self):
         byte_ids = {}
@@ -507,7 +556,7 @@ class Tokenizer:
         try:
             return self._token_bytes[token_id]
         except (KeyError, TypeError):
-            raise ValueError(f"unknown token id {token_id!r}: this tokenizer has {len(self._token_bytes)} ids") from None
+            raise ValueError(f"unknown token id {show_id(token_id)}: this tokenizer has {len(self._token_bytes)} ids") from None
 
     def decode_bytes(self, ids):
         """The bytes of a list of ids, joined: lossless even mid-character.
@@ -519,8 +568,8 @@ class Tokenizer:
         try:
             return b"".join([table[i] for i in ids])
         except (KeyError, TypeError):
-            bad = next(i for i in ids if i not in table)
-            raise ValueError(f"unknown token id {bad!r}: this tokenizer has {len(table)} ids") from None
+            bad = next(i for i in ids if not isinstance(i, int) or i not in table)
+            raise ValueError(f"unknown token id {show_id(bad)}: this tokenizer has {len(table)} ids") from None
 
     def decode(self, ids, errors="strict"):
         """The text of a list of ids. errors="replace" turns invalid UTF-8 into U+FFFD (lossy).

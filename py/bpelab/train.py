@@ -126,6 +126,13 @@ class TrainSettings:
             if special in seen:
                 raise ValueError(f"special token {special!r} is listed twice")
             check_encodable(special)
+            if len(special.encode("utf-8")) == 1:
+                # Every byte is already a token: the exported encoder.json could not tell the two apart.
+                raise ValueError(
+                    f"special token {special!r} is one byte long, so it would share its spelling with the byte "
+                    f"token 0x{ord(special):02X} and the exported files could not tell them apart; "
+                    f"use a longer spelling such as {'<|' + special + '|>'!r}"
+                )
             seen.add(special)
         if self.document_separator == "":
             raise ValueError("document_separator cannot be empty; use None for no separator")
@@ -233,6 +240,21 @@ def truncate_documents(documents, limit):
         kept.append(doc[:room])
         room -= len(kept[-1])
     return kept, {"original_characters": total, "kept_characters": limit}
+
+
+EMPTY_TEXT_MESSAGE = "the training text is empty: give at least one character of text to train on"
+
+
+def check_not_empty(documents):
+    """Raise ValueError(EMPTY_TEXT_MESSAGE) for documents without a character (the CLI and the site refuse them).
+
+    `train` itself still accepts an empty corpus: it gives the bytes-only
+    tokenizer (0 merges), a baseline the Python API and tests use.
+
+    >>> check_not_empty(["", "a"])
+    """
+    if not any(documents):
+        raise ValueError(EMPTY_TEXT_MESSAGE)
 
 
 def check_char_limit(documents, limit, *, truncate="--truncate", raise_limit="raise the limit (--char-limit)"):

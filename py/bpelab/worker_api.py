@@ -278,19 +278,36 @@ def _self_check(entry, files):
 
 
 def _import(payload, progress):
+    """Import tokenizer files. payload: files [{name, base64}], name?, pretokenizer? (for a .tiktoken
+    that does not say: a name or {"name": "custom", "pattern": ...}; PretokenizerNeeded asks for it)."""
     raw = payload.get("files")
     if not isinstance(raw, list) or not raw:
         raise RequestError("import needs payload.files, a list of {name, base64}")
+    if len(raw) > 16:
+        raise RequestError(f"import: {len(raw)} files; a tokenizer is at most 3 files (or one .zip)")
     files = {}
     for item in raw:
         if not isinstance(item, dict):
-            raise RequestError(f"import: each file must be an object {{name, base64}}, got {item!r}")
+            raise RequestError(f"import: each file must be an object {{name, base64}}, got {_short(item)}")
         name = item.get("name")
         if not isinstance(name, str) or not name:
-            raise RequestError(f"import: a file without a name: {item!r}")
-        files[name] = base64.b64decode(item.get("base64", ""), validate=True)
-    tokenizer = artifacts.load_files(files)
-    entry = _Entry(tokenizer, source="imported", name=payload.get("name") or ", ".join(sorted(files)),
+            raise RequestError(f"import: a file without a name: {_short(item)}")
+        encoded = item.get("base64", "")
+        if not isinstance(encoded, str):
+            raise RequestError(f"import: {name!r}: base64 must be a string, got {_short(encoded)}")
+        if len(encoded) > (artifacts.MAX_FILE_BYTES + 2) // 3 * 4:  # checked before decoding
+            raise artifacts.ArtifactError(
+                name, f"file too large (about {len(encoded) * 3 // 4:,} bytes; the limit is {artifacts.MAX_FILE_BYTES:,})"
+            )
+        try:
+            files[name] = base64.b64decode(encoded, validate=True)
+        except ValueError:
+            raise RequestError(f"import: {name!r}: the content is not valid base64") from None
+    label = payload.get("name")
+    if label is not None and not isinstance(label, str):
+        raise RequestError(f"import: name must be a string, got {_short(label)}")
+    tokenizer = artifacts.load_files(files, pretokenizer=payload.get("pretokenizer"))
+    entry = _Entry(tokenizer, source="imported", name=label or ", ".join(sorted(files)),
                    files=files)
     handle = _register(entry)
     return _describe(handle, entry)
@@ -410,60 +427,78 @@ _HANDLERS = {
 }
 
 
-# ---------------------------------------------------------------- explorer requests (issue 13)
+# ---------------------------------------------------------------- display, vocabulary, bundle (issue 12)
 
 
-def _explorer(payload):
-    """The Explorer of a handle's tokenizer, built once per handle."""
-    from .explore import Explorer
+def _display_request(payload, progress):
+    """The token display model (bpelab.display) of payload.text, or of payload.ids, for one tokenizer."""
+    from . import display
 
     entry = _entry(payload)
-    if getattr(entry, "explorer", None) is None:
-        entry.explorer = Explorer(entry.tokenizer, entry.result)
-    return entry.explorer
+    start = payload.get("start")
+    stop = payload.get("stop")
+    if "ids" in payload:
+        ids = payload["ids"]
+        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            raise RequestError(f"display: ids must be a list of whole numbers, got {str(ids)[:60]}")
+        model = display.display_ids(entry.tokenizer, ids, start, stop)
+    else:
+        text = _text(payload, "text")
+        model = display.display_text(entry.tokenizer, text, payload.get("policy", "raise"), start, stop)
+    model["handle"] = payload["handle"]
+    return model
 
 
-def _explore_window(explorer, payload, step):
-    window = payload.get("window")
-    if window is None:
-        return None
-    if not isinstance(window, dict):
-        raise RequestError(f"window must be an object {{start, size}} or null, got {window!r}")
-    text = _text(window, "text", optional=True)
-    if text is None and explorer.result is None:
-        return None  # an imported tokenizer has no training text; the page sends one
-    return explorer.window(step, _whole(window, "start", 0), _whole(window, "size", 2000, minimum=1), text=text)
+_HANDLERS["display"] = _display_request
 
 
-def _explore_step(payload, progress):
-    """Step k of the explorer: {view, window}; payload {handle, step, window?: {start, size, text?}}."""
-    explorer = _explorer(payload)
-    step = _whole(payload, "step", 0)
-    # Built of dicts, lists, tuples, str and int only: no _jsonable round trip (it doubled the JSON time of a jump).
-    return {"view": explorer.step_view(step), "window": _explore_window(explorer, payload, step)}
+def _vocab_request(payload, progress):
+    """A page of a tokenizer's vocabulary, or of a search: {handle, kind: all|text|hex|id, query, start, count}."""
+    from .vocab_browse import browse
+
+    entry = _entry(payload)
+    return browse(entry.tokenizer, payload.get("kind", "all"), payload.get("query", ""),
+                  _whole(payload, "start", 0), _whole(payload, "count", 100, minimum=1))
 
 
-def _explore_token(payload, progress):
-    """Where a token came from: payload {handle, id}."""
-    return _jsonable(_explorer(payload).provenance(_whole(payload, "id", None)))
+def _bundle_request(payload, progress):
+    """Every file of any tokenizer (imported, reference, derived) with its own ids, and the self-check.
+
+    A tokenizer trained here has `export` (its manifest records the training run); this is for the others.
+    """
+    from . import bundle
+
+    entry = _entry(payload)
+    started = time.perf_counter()
+    files = bundle.tokenizer_files(entry.tokenizer, name=entry.name, source=entry.source)
+    check = bundle.check_files(files, entry.tokenizer)
+    listing = [{"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(), "base64": _b64(data)}
+               for name, data in files.items()]
+    return {"files": listing, "self_check": check, "seconds": round(time.perf_counter() - started, 3)}
 
 
-def _explore_trace(payload, progress):
-    """The encode trace with the pre-tokenizer layer: payload {handle, text, merges?}."""
-    merges = payload.get("merges")
-    merges = None if merges is None else _whole(payload, "merges", None)
-    return _jsonable(_explorer(payload).trace(_text(payload, "text"), merges))
+def _zip_request(payload, progress):
+    """One .zip of the files given ({files: [{name, base64}], compress?: true}), written by zipfile."""
+    from . import bundle
+
+    raw = payload.get("files")
+    if not isinstance(raw, list) or not raw:
+        raise RequestError("zip needs payload.files, a list of {name, base64}")
+    files = {}
+    for item in raw:
+        name = item.get("name") if isinstance(item, dict) else None
+        if not isinstance(name, str) or not name or "/" in name or name in files:
+            raise RequestError(f"zip: each file needs a plain, unique name; got {name!r}")
+        files[name] = base64.b64decode(item.get("base64", ""), validate=True)
+    started = time.perf_counter()
+    data = bundle.make_zip(files, compress=payload.get("compress", True) is not False)
+    return {"base64": _b64(data), "size": len(data), "files_size": sum(map(len, files.values())),
+            "seconds": round(time.perf_counter() - started, 3)}
 
 
-def _explore_judge(payload, progress):
-    """Predict mode: payload {handle, step, pair: [a, b]} -> was pair the merge that makes step + 1, and why."""
-    return _jsonable(_explorer(payload).judge(_whole(payload, "step", None), payload.get("pair")))
-
-
-_HANDLERS["explore_step"] = _explore_step
-_HANDLERS["explore_token"] = _explore_token
-_HANDLERS["explore_trace"] = _explore_trace
-_HANDLERS["explore_judge"] = _explore_judge
+_HANDLERS["vocab"] = _vocab_request
+_HANDLERS["bundle"] = _bundle_request
+_HANDLERS["zip"] = _zip_request
 
 
 # ---------------------------------------------------------------- compare requests (issue 14)
@@ -569,30 +604,89 @@ _HANDLERS["merge_diff"] = _merge_diff
 _HANDLERS["language_table"] = _language_table
 _HANDLERS["bytes_tokenizer"] = _bytes_tokenizer
 
+# ---------------------------------------------------------------- explorer requests (issue 13)
 
-# ---------------------------------------------------------------- display, vocabulary, bundle (issue 12)
 
-
-def _display_request(payload, progress):
-    """The token display model (bpelab.display) of payload.text, or of payload.ids, for one tokenizer."""
-    from . import display
+def _explorer(payload):
+    """The Explorer of a handle's tokenizer, built once per handle."""
+    from .explore import Explorer
 
     entry = _entry(payload)
-    start = payload.get("start")
-    stop = payload.get("stop")
-    if "ids" in payload:
-        ids = payload["ids"]
-        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-            raise RequestError(f"display: ids must be a list of whole numbers, got {str(ids)[:60]}")
-        model = display.display_ids(entry.tokenizer, ids, start, stop)
+    if getattr(entry, "explorer", None) is None:
+        entry.explorer = Explorer(entry.tokenizer, entry.result)
+    return entry.explorer
+
+
+def _explore_window(explorer, payload, step):
+    window = payload.get("window")
+    if window is None:
+        return None
+    if not isinstance(window, dict):
+        raise RequestError(f"window must be an object {{start, size}} or null, got {window!r}")
+    text = _text(window, "text", optional=True)
+    if text is None and explorer.result is None:
+        return None  # an imported tokenizer has no training text; the page sends one
+    return explorer.window(step, _whole(window, "start", 0), _whole(window, "size", 2000, minimum=1), text=text)
+
+
+def _explore_step(payload, progress):
+    """Step k of the explorer: {view, window}; payload {handle, step, window?: {start, size, text?}}."""
+    explorer = _explorer(payload)
+    step = _whole(payload, "step", 0)
+    # Built of dicts, lists, tuples, str and int only: no _jsonable round trip (it doubled the JSON time of a jump).
+    return {"view": explorer.step_view(step), "window": _explore_window(explorer, payload, step)}
+
+
+def _explore_token(payload, progress):
+    """Where a token came from: payload {handle, id}."""
+    return _jsonable(_explorer(payload).provenance(_whole(payload, "id", None)))
+
+
+def _explore_trace(payload, progress):
+    """The encode trace with the pre-tokenizer layer: payload {handle, text, merges?}."""
+    merges = payload.get("merges")
+    merges = None if merges is None else _whole(payload, "merges", None)
+    return _jsonable(_explorer(payload).trace(_text(payload, "text"), merges))
+
+
+def _explore_judge(payload, progress):
+    """Predict mode: payload {handle, step, pair: [a, b]} -> was pair the merge that makes step + 1, and why."""
+    return _jsonable(_explorer(payload).judge(_whole(payload, "step", None), payload.get("pair")))
+
+
+_HANDLERS["explore_step"] = _explore_step
+_HANDLERS["explore_token"] = _explore_token
+_HANDLERS["explore_trace"] = _explore_trace
+_HANDLERS["explore_judge"] = _explore_judge
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 80 else text[:65] + f"... ({len(text):,} characters)"
+
+
+# Bidi controls in a message (from a file name or a token) would reorder the
+# page's text around them: they are shown as escapes, as repr() shows them.
+_BIDI = {cp: f"\\u{cp:04x}" for cp in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+MAX_PAYLOAD_DEPTH = 32  # the page's payloads nest 4 deep; deeper JSON is refused before json.loads
+
+
+def _error_reply(error):
+    """{type, message} for an exception; the page shows the message, and logs a traceback for a bug."""
+    if isinstance(error, RecursionError):
+        message = "the input nests too deeply to process (RecursionError); nothing was changed"
+    elif isinstance(error, MemoryError):
+        message = "out of memory: the input is too large for the page; nothing was changed"
     else:
-        text = _text(payload, "text")
-        model = display.display_text(entry.tokenizer, text, payload.get("policy", "raise"), start, stop)
-    model["handle"] = payload["handle"]
-    return model
-
-
-_HANDLERS["display"] = _display_request
+        message = str(error) or error.__class__.__name__
+    reply = {"type": error.__class__.__name__, "message": message.translate(_BIDI)}
+    if isinstance(error, artifacts.PretokenizerNeeded):
+        reply["file"] = str(error.filename).translate(_BIDI)
+        reply["choices"] = list(error.choices)
+    if not isinstance(error, (ValueError, RecursionError, MemoryError)):
+        # Not a bad input but a bug: the page logs the traceback to the console for the report.
+        reply["traceback"] = traceback.format_exc(limit=-8)
+    return reply
 
 
 def handle(kind, payload_json, progress=None):
@@ -607,15 +701,12 @@ def handle(kind, payload_json, progress=None):
         handler = _HANDLERS.get(kind)
         if handler is None:
             raise RequestError(f"unknown request type {kind!r}; known: {sorted(_HANDLERS)!r}")
+        if payload_json and artifacts.json_depth(payload_json, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH:
+            raise RequestError(f"the payload nests more than {MAX_PAYLOAD_DEPTH} levels deep; refused before parsing")
         payload = json.loads(payload_json) if payload_json else {}
         if not isinstance(payload, dict):
             raise RequestError(f"the payload must be a JSON object, got {type(payload).__name__}")
         result = handler(payload, progress)
         return json.dumps({"ok": True, "result": result})
     except Exception as error:
-        message = str(error) or error.__class__.__name__
-        reply = {"type": error.__class__.__name__, "message": message}
-        if not isinstance(error, ValueError):
-            # Not a bad input but a bug: the page logs the traceback to the console for the report.
-            reply["traceback"] = traceback.format_exc(limit=-8)
-        return json.dumps({"ok": False, "error": reply})
+        return json.dumps({"ok": False, "error": _error_reply(error)})
