@@ -399,3 +399,24 @@ def test_long_texts_count_differences_in_the_window_only(refs, monkeypatch):
     cut = compare_panes(panes, XIN_CHAO, windows=[[0, 8], None])["panes"][0]
     assert full["n_differs"] == 9 and cut["n_differs"] is None
     assert cut["n_differs_window"] == sum(full["differs"][cut["start"]:cut["stop"]])
+
+
+def test_make_aligned_reads_sections_and_drops_screens(tmp_path):
+    """The handbook parser groups titles and paragraphs by section id and drops screens and listings."""
+    from conftest import load_build_script
+
+    make_aligned = load_build_script("make_aligned")
+    page = tmp_path / "p.html"
+    page.write_text(
+        '<div class="section"><h2 class="title"><a id="sect.a"></a>B.1. Title A</h2>'
+        '<div class="para">First &amp; one.</div><pre class="screen">$ apt-get install x</pre>'
+        '<div class="para">Second <code>two</code>.</div>'
+        '<div class="section"><h3 class="title"><a xmlns="" id="sect.b"></a>B.1.1. Title B</h3>'
+        '<p>Third.</p><div class="programlisting">code</div></div></div>', "utf-8")
+    sections, order = make_aligned.page_sections(page)
+    assert order == ["sect.a", "sect.b"]
+    assert sections == {"sect.a": ["Title A", "First & one.", "Second two."], "sect.b": ["Title B", "Third."]}
+    english = ["Title", "Some text"]
+    assert not make_aligned.translated(english, english, None)
+    assert make_aligned.translated(["Заголовок", "Немного текста"], english, "CYRILLIC")
+    assert not make_aligned.translated(["Заголовок"], english, "CYRILLIC")  # paragraphs must align
