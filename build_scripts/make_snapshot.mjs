@@ -28,10 +28,19 @@ const indexURL = path.resolve(pyodideDir) + path.sep;
 const { loadPyodide, version } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
 
 // The same options as worker.js, so the interpreter is set up the same way in both.
+// What Pyodide 314 (src/js/pyodide.ts, snapshot code in pyodide.asm.mjs) needs to hold
+// between making and loading: the same build of the runtime (a BUILD_ID inside the
+// snapshot is checked against the loading pyodide.asm.*: "Snapshot build id mismatch"),
+// so this uses the site's own copy of Pyodide; no JavaScript object held by Python (they
+// would need a _snapshotDeserializer); no loaded packages (the lockfile is not involved).
+// The file system is not kept, and stdout/stderr are set up anew by loadPyodide.
 const pyodide = await loadPyodide({
   indexURL,
   packageBaseUrl: indexURL,
   fullStdLib: false,
+  // In Node, sys.executable and $_ would be this script's path, baked into the snapshot;
+  // this is what a browser has.
+  _sysExecutable: "./this.program",
   _makeSnapshot: true,
   stdout: (line) => console.error("[py]", line),
   stderr: (line) => console.error("[py]", line),
