@@ -337,3 +337,24 @@ def test_a_reload_fetches_no_hashed_file_and_revalidates_the_rest(browser, site_
     assert "/" + build_info["snapshot"]["file"] not in again
     assert "/" + build_info["package_file"] not in again
     assert again["/build.json"] == 304 and again["/js/worker.js"] == 304
+
+
+def test_the_pages_download_on_the_fallback_path_matches_the_cli_byte_for_byte(browser, site_url, tmp_path):
+    """test_export_import.py runs on the snapshot path (the default); its zip download, once more on the fallback."""
+    from site_harness import Site
+    from test_export_import import TEXT as EXPORT_TEXT, cli_files, download, zip_contents
+
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        site = Site(page, site_url + "?boot=fallback")
+        site.open()
+        assert page.evaluate("() => bpelab.client.versions.boot") == "fallback"
+        site.set_hash("#mode=merges&size=60")
+        expect(page.locator("#size")).to_have_value("60")
+        site.set_text(EXPORT_TEXT)
+        site.train_and_wait()
+        files = zip_contents(download(page, page.locator("#export-zip")))
+    finally:
+        context.close()
+    assert files == cli_files(tmp_path, EXPORT_TEXT, "--merges", "60")
