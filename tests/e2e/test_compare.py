@@ -259,3 +259,20 @@ def test_hover_outlines_the_same_characters_in_the_other_panes(compare):
     expect(pane(compare, "o200k").locator("token-display .tk.linked")).to_have_text(["␣thế"])
     compare.page.mouse.move(0, 0)
     expect(compare.page.locator(".compare-pane .tk.linked")).to_have_count(0)
+
+
+def test_trained_pane_follows_a_new_training_run(compare):
+    """Training again in the Train view updates the trained pane (same spelling, new tokenizer)."""
+    site = compare
+    site.set_hash("#/train?size=258&pre=gpt2&tie=greater&mode=vocab&special=%5B%5D")
+    site.page.wait_for_timeout(300)
+    site.set_text("abababab cdcdcdcd")
+    site.train_and_wait()
+    open_compare(site, "panes=trained,bytes&policy=raise&ws=1&text=abab%20cdcd")
+    expect(pane(site, "trained")).to_have_attribute("data-tokens", "5")  # merges cd, ab: ab ab ␣ cd cd
+    site.set_hash("#/train?size=257&pre=gpt2&tie=greater&mode=vocab&special=%5B%5D")
+    site.page.wait_for_timeout(300)
+    site.train_and_wait()
+    site.set_hash("#/compare?panes=trained,bytes&policy=raise&ws=1&text=abab%20cdcd")
+    settled(site)
+    expect(pane(site, "trained")).to_have_attribute("data-tokens", "7")  # merge cd only: a b a b ␣ cd cd

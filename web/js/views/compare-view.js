@@ -70,7 +70,16 @@ class CompareView extends HTMLElement {
         this.copyOut, this.policyBox.node),
       this.message, this.paneBox, this.diffBox, this.languages.node);
     for (const spec of DEFAULT_PANES) this.addPane(spec, { quiet: true });
-    store.addEventListener("trained", () => this.changed({ panesChanged: true }));
+    // A new training run or import: the panes that show "the trained" or "the imported" tokenizer follow it.
+    const follow = (kinds) => {
+      for (const pane of this.panes) if (kinds.includes(parseSpec(pane.spec)?.kind)) pane.handle = null;
+      this.changed({ panesChanged: true });
+    };
+    store.addEventListener("trained", () => follow(["trained", "trainedAt", "alt"]));
+    store.addEventListener("tokenizers", () => {
+      const latest = [...store.tokenizers.values()].filter((t) => t.source === "imported").pop();
+      if (this.panes.some((p) => p.spec === "imported" && latest && p.handle !== latest.handle)) follow(["imported"]);
+    });
     store.addEventListener("restart", () => { for (const pane of this.panes) pane.handle = null; });
     store.addEventListener("ready", () => this.changed({ panesChanged: true }));
     this.changed();
