@@ -106,7 +106,7 @@ export class PairTable {
       cells.note.textContent = notes.join(", ");
       cells.pick.hidden = !onPick;
       cells.button.disabled = disabled;
-      cells.button.setAttribute("aria-label", `Guess ${tokenText(row.left)} + ${tokenText(row.right)}, count ${row.count}`);
+      cells.button.setAttribute("aria-label", `This one: ${tokenText(row.left)} + ${tokenText(row.right)}, count ${row.count}`);
     });
   }
 }

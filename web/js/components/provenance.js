@@ -5,7 +5,7 @@
 //   showProvenance(store, handle, id)   opens the dialog (one per page) for token `id` of tokenizer `handle`
 //   renderProvenance(info, {onToken})   the same content as a node, for pages that place it themselves
 import { el } from "../dom.js";
-import { tokenChip, tokenText, pairNode } from "./pair-table.js";
+import { tokenChip, pairNode } from "./pair-table.js";
 
 let dialog = null;
 let body = null;
@@ -83,7 +83,8 @@ function treeNode(node, onToken) {
     : `id ${node.id} · merge ${node.step} (rank ${node.rank})${node.count !== undefined ? ` · count ${node.count.toLocaleString("en-US")}` : ""}`;
   const chip = tokenChip(node.token, "tok");
   const head = onToken && node.rank !== null && node.rank !== undefined
-    ? el("button", { type: "button", className: "link tree-token", "aria-label": `Open ${tokenText(node.token)}, ${label}`, onclick: () => onToken(node.id) }, chip)
+    ? el("button", { type: "button", className: "link tree-token", onclick: () => onToken(node.id) }, chip,
+      el("span", { className: "sr-only" }, ", open where it came from"))
     : chip;
   const item = el("li", {}, head, el("span", { className: "meta" }, ` ${label}`));
   if (node.children) item.append(el("ul", {}, node.children.map((child) => treeNode(child, onToken))));

@@ -81,8 +81,8 @@ export class StepRender {
     this.mergeBody.hidden = !m;
     this.mergeTitle.textContent = m ? `Merge ${fmt(m.step)}, which made step ${fmt(m.step)}` : "The last merge";
     if (!m) return;
-    const made = el("button", { type: "button", className: "link token-link", "aria-label": `Where ${tokenText(m.token)} came from`,
-      onclick: () => this.onToken(m.id) }, tokenChip(m.token, "tok big"));
+    const made = el("button", { type: "button", className: "link token-link", onclick: () => this.onToken(m.id) },
+      tokenChip(m.token, "tok big"), el("span", { className: "sr-only" }, ", where it came from"));
     this.mergeLine.replaceChildren(pairNode(m), el("span", { "aria-hidden": "true" }, " → "), el("span", { className: "sr-only" }, " make "),
       made, el("span", { className: "meta" }, ` new id ${m.id}${m.count !== undefined ? ` · count ${fmt(m.count)} · merged ${fmt(m.merged)} times` : ""}`));
     this.reason.textContent = m.table ? m.table.decision.reason : "";

@@ -3,7 +3,7 @@
 // the candidate pairs with their ranks, the one applied, the sequence after it (seed 003's
 // trace of `lowest`). Python builds it (explore.py Explorer.trace, request "explore_trace").
 import { el } from "../dom.js";
-import { tokenChip, tokenText, pairNode } from "../components/pair-table.js";
+import { tokenChip, pairNode } from "../components/pair-table.js";
 
 export class TraceBox {
   /** request(text, useStep) -> trace; onToken(id) opens provenance; onChange() when the text changes. */
@@ -63,8 +63,9 @@ export class TraceBox {
     const pieces = trace.pieces.map((piece, i) => this.pieceNode(piece, i, alternatives));
     const final = trace.pieces.flatMap((piece) => piece.ids.map((id, j) => {
       const parts = piece.special_id !== undefined ? [["t", piece.piece]] : piece.tokens[j];
-      return el("button", { type: "button", className: "token-button", "aria-label": `${tokenText(parts)}, id ${id}: where it came from`,
-        onclick: () => this.onToken(id) }, tokenChip(parts), el("span", { className: "tok-id" }, String(id)));
+      // The accessible name is the visible text (chip, id) and a hidden hint: axe's label-content-name-mismatch.
+      return el("button", { type: "button", className: "token-button", onclick: () => this.onToken(id) },
+        tokenChip(parts), el("span", { className: "tok-id" }, ` ${id}`), el("span", { className: "sr-only" }, ", where it came from"));
     }));
     this.output.replaceChildren(head, el("ol", { className: "trace-pieces" }, pieces),
       el("div", { className: "trace-result" }, el("h4", {}, "Result"), el("div", { className: "token-row" }, final)));

@@ -232,7 +232,12 @@ class ExplorerView extends HTMLElement {
     this.handle = null;
     const own = this.own;
     this.own = null;
-    if (own && this.isConnected && !this.closest(".embed-view, [data-embed]")) {
+    if (this.classList.contains("embed-view")) {
+      // The embed released Python while out of view: keep what is drawn (the host page must not jump);
+      // it calls applyParams with our params when Python is back. Until then nothing can be asked.
+      this.own = own;
+      this.setState("released", "Python is paused; it restarts when you come back.");
+    } else if (own && this.isConnected) {
       // Python restarted: every handle is gone. Train the same text again and come back to this step.
       const params = { ...own.params, step: String(this.k) };
       store.ready.then(() => this.applyParams(params));
