@@ -13,6 +13,7 @@ CHROMIUM_ARGS = [
 ]
 BOOT_TIMEOUT_MS = 60_000  # a cold Pyodide boot is ~3 s; a loaded CI machine may be far slower
 TRAIN_TIMEOUT_MS = 120_000
+AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # npm axe-core (a devDependency), pinned in package-lock.json
 
 
 
@@ -56,3 +57,32 @@ class Site:
 
     def set_hash(self, hash_):
         self.page.evaluate("(h) => { location.hash = h; }", hash_)
+
+    def axe(self, selector=None, scheme=None):
+        """axe-core's serious and critical violations on the page (or inside `selector`), as readable lines.
+
+        `scheme` ("light" or "dark") emulates prefers-color-scheme for the audit and restores light after.
+        The page's Content-Security-Policy refuses inline scripts, so axe's source is evaluated through
+        the DevTools protocol (page.evaluate), which the policy does not govern.
+        """
+        page = self.page
+        if not page.evaluate("() => typeof window.axe === 'object'"):
+            if not AXE_JS.exists():
+                raise AssertionError(f"no {AXE_JS}: run npm ci (axe-core is in package.json's devDependencies)")
+            page.evaluate(AXE_JS.read_text("utf-8") + "\n;undefined")
+        if scheme:
+            page.emulate_media(color_scheme=scheme)
+        try:
+            return page.evaluate(
+                """async (selector) => {
+                    const context = selector ? document.querySelector(selector) : document;
+                    if (!context) throw new Error(`axe: nothing matches ${selector}`);
+                    const result = await axe.run(context, { resultTypes: ["violations"] });
+                    return result.violations
+                        .filter((v) => v.impact === "serious" || v.impact === "critical")
+                        .flatMap((v) => v.nodes.slice(0, 8).map((n) =>
+                            `${v.impact} ${v.id}: ${v.help} at ${n.target.join(" ")}: ${n.failureSummary.replace(/\\s+/g, " ")}`));
+                }""", selector)
+        finally:
+            if scheme:
+                page.emulate_media(color_scheme="light")

@@ -75,7 +75,7 @@ def zip_contents(data):
     archive = zipfile.ZipFile(io.BytesIO(data))
     assert archive.testzip() is None  # every CRC-32 is right
     for info in archive.infolist():
-        assert info.compress_type == zipfile.ZIP_STORED
+        assert info.compress_type == zipfile.ZIP_DEFLATED  # Python's zipfile in the worker compresses
     return {name: archive.read(name) for name in archive.namelist()}
 
 
@@ -125,7 +125,13 @@ def import_files(site, files):
     payload = [{"name": name, "mimeType": "application/octet-stream", "buffer": data} for name, data in files.items()]
     page.locator("#import-input").set_input_files(files=payload)
     message = page.locator("#import-message")
-    expect(message).to_be_visible(timeout=TRAIN_TIMEOUT_MS)
+    question = page.locator("[data-role=pretokenizer-question]")
+    shown = page.locator("#import-message:not([hidden]), [data-role=pretokenizer-question]:not([hidden])")
+    expect(shown).to_have_count(1, timeout=TRAIN_TIMEOUT_MS)
+    if question.is_visible():  # a .tiktoken file without its manifest: say it was split as GPT-2 splits
+        site.wait_ready()
+        page.locator("[data-action=import-with-pretokenizer]").click()
+        expect(message).to_be_visible(timeout=TRAIN_TIMEOUT_MS)
     site.wait_ready()
     return message
 
@@ -142,8 +148,9 @@ def test_import_of_the_downloaded_files(trained, downloaded, names):
     expect(message).to_contain_text('60 merges, 1 special token ("<|endoftext|>")')
     expect(trained.page.locator("#results-summary")).to_contain_text("Imported")
     expect(trained.page.locator("#merge-body tr")).to_have_count(60)
-    # Imported tokenizers are shown, not re-exported: their files are what the user already has.
-    expect(trained.page.locator("#export-panel")).to_be_hidden()
+    # An imported tokenizer can be written in every format, on request.
+    expect(trained.page.locator("#export-make")).to_be_visible()
+    expect(trained.page.locator("#export-files li")).to_have_count(0)
 
 
 @pytest.mark.parametrize("files, expected", [
@@ -161,6 +168,25 @@ def test_malformed_imports_get_specific_errors(trained, files, expected):
     expect(message).to_have_class("alert error")
     expect(message).to_contain_text("Could not import:")
     expect(message).to_contain_text(expected)
+
+
+def test_a_tiktoken_file_without_its_pattern_asks_for_it(trained, downloaded):
+    """A .tiktoken file holds ranks only: without its manifest the page asks for the pre-tokenizer, then imports."""
+    page = trained.page
+    page.locator("#import-input").set_input_files(files=[
+        {"name": "mine.tiktoken", "mimeType": "application/octet-stream", "buffer": downloaded["tokenizer.tiktoken"]}])
+    question = page.locator("[data-role=pretokenizer-question]")
+    expect(question).to_be_visible(timeout=TRAIN_TIMEOUT_MS)
+    expect(question).to_contain_text("mine.tiktoken")
+    trained.wait_ready()
+    page.locator("[data-role=pretokenizer-question] select").select_option("whitespace")
+    page.locator("[data-action=import-with-pretokenizer]").click()
+    message = page.locator("#import-message")
+    expect(message).to_have_class("alert ok", timeout=TRAIN_TIMEOUT_MS)
+    expect(message).to_contain_text("60 merges")
+    expect(message).to_contain_text("pre-tokenizer whitespace")
+    expect(question).to_be_hidden()
+    trained.wait_ready()
 
 
 def test_the_downloaded_zip_imports_as_its_files(trained, downloaded_zip):

@@ -88,7 +88,9 @@ def test_import_round_trip_and_encode_with_several_handles():
 def test_tiktoken_import_recovers_the_merge_list():
     info = train_seed003()
     exported = {f["name"]: f["base64"] for f in call("export", {"handle": info["handle"]})["result"]["files"]}
-    imported = call("import", {"files": [{"name": "tokenizer.tiktoken", "base64": exported["tokenizer.tiktoken"]}]})
+    # A .tiktoken file without its manifest says nothing of its pattern: the request names it.
+    imported = call("import", {"files": [{"name": "tokenizer.tiktoken", "base64": exported["tokenizer.tiktoken"]}],
+                               "pretokenizer": "gpt2"})
     assert imported["ok"], imported
     assert imported["result"]["merges"] == info["merges"]
 
@@ -198,3 +200,58 @@ def test_trace_treats_special_tokens_as_encode_does_and_says_when_it_stops():
     assert traced == call("encode", {"handle": handle, "text": text})["result"]["results"][0]["ids"]
     long = call("trace", {"handle": handle, "text": "low " * 100})["result"]
     assert len(long["pieces"]) == 64 and long["truncated"] is True
+
+
+# ---------------------------------------------------------------- issue 12: display, vocab, bundle, zip
+
+
+def test_display_request_returns_the_model_and_a_clear_raise_error():
+    info = train_seed003()
+    reply = call("display", {"handle": info["handle"], "text": "lowest newest", "policy": "allow"})
+    assert reply["ok"], reply
+    model = reply["result"]
+    assert model["counts"]["tokens"] == len(model["ids"]) == model["total"]
+    assert "".join(part[1] for token in model["tokens"] for part in token["parts"]) == "lowest newest"
+    error = call("display", {"handle": info["handle"], "text": "a<|endoftext|>"})["error"]
+    assert error["type"] == "DisplayError" and "Choose allow" in error["message"]
+    by_ids = call("display", {"handle": info["handle"], "ids": model["ids"]})["result"]
+    assert by_ids["ids"] == model["ids"] and "policy" not in by_ids
+    bad = call("display", {"handle": info["handle"], "ids": [1, "2"]})["error"]
+    assert bad["type"] == "RequestError" and "ids must be a list of whole numbers" in bad["message"]
+
+
+def test_vocab_request_pages_and_searches():
+    info = train_seed003()
+    page = call("vocab", {"handle": info["handle"], "start": 256, "count": 3})["result"]
+    assert page["size"] == 265 and page["total"] == 265
+    assert [e["id"] for e in page["entries"]] == [256, 257, 258]
+    assert page["entries"][0]["pair"] == [115, 116]  # s + t, the seed's first merge
+    found = call("vocab", {"handle": info["handle"], "kind": "text", "query": "newest"})["result"]
+    assert [bytes.fromhex(e["hex"].replace(" ", "")) for e in found["entries"]] == [b"newest", b" newest"]
+    special = call("vocab", {"handle": info["handle"], "kind": "id", "query": "264"})["result"]["entries"][0]
+    assert special["special"] is True and special["parts"] == [["t", "<|endoftext|>"]]
+    error = call("vocab", {"handle": info["handle"], "kind": "hex", "query": "E"})["error"]
+    assert error["type"] == "VocabError" and "pairs of the digits" in error["message"]
+
+
+def test_bundle_and_zip_requests_write_an_imported_tokenizer_in_every_format():
+    import io
+    import zipfile
+
+    info = train_seed003()
+    exported = call("export", {"handle": info["handle"]})["result"]
+    tokenizer_json = next(f for f in exported["files"] if f["name"] == "tokenizer.json")
+    imported = call("import", {"files": [{"name": "tokenizer.json", "base64": tokenizer_json["base64"]}]})["result"]
+    bundle = call("bundle", {"handle": imported["handle"]})["result"]
+    assert bundle["self_check"]["ok"], bundle["self_check"]
+    names = [f["name"] for f in bundle["files"]]
+    assert names == ["encoder.json", "vocab.bpe", "tokenizer.json", "tokenizer.tiktoken", "manifest.json"]
+    reply = call("zip", {"files": [{"name": f["name"], "base64": f["base64"]} for f in bundle["files"]]})["result"]
+    archive = zipfile.ZipFile(io.BytesIO(base64.b64decode(reply["base64"])))
+    assert archive.namelist() == names and archive.testzip() is None
+    assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in archive.infolist())
+    assert reply["size"] < reply["files_size"]
+    same = call("zip", {"files": [{"name": f["name"], "base64": f["base64"]} for f in bundle["files"]]})["result"]
+    assert same["base64"] == reply["base64"]  # fixed timestamps: the same files give the same zip
+    error = call("zip", {"files": [{"name": "a/b", "base64": ""}]})["error"]
+    assert error["type"] == "RequestError"

@@ -62,6 +62,23 @@ export function show(node, message, kind) {
   node.hidden = false;
 }
 
+/** Like show(), with parts that may be nodes: put user strings in bdi() so they cannot reorder the sentence. */
+export function showParts(node, parts, kind) {
+  node.replaceChildren();
+  append(node, parts);
+  node.className = `alert${kind ? " " + kind : ""}`;
+  node.hidden = false;
+}
+
+/** A user string (a file name, a token, a tokenizer's name) isolated from the text around it. */
+export const bdi = (text) => el("bdi", { text: String(text) });
+
+/** A message as parts, with its first `subject` (a user string) isolated: "x.txt is empty" -> [bdi("x.txt"), " is empty"]. */
+export function isolate(message, subject) {
+  const at = subject ? message.indexOf(subject) : -1;
+  return at < 0 ? [message] : [message.slice(0, at), bdi(subject), message.slice(at + subject.length)];
+}
+
 export function hide(node) {
   node.hidden = true;
   node.textContent = "";

@@ -7,7 +7,8 @@ import { utf8SequenceLength } from "./tokens.js";
 export const DEFAULT_CHAR_LIMIT = 1_000_000;
 
 export class TextInputError extends Error {
-  constructor(message) { super(message); this.name = "TextInputError"; }
+  /** `subject` is the file name inside the message, which the page shows bidi-isolated. */
+  constructor(message, subject = null) { super(message); this.name = "TextInputError"; this.subject = subject; }
 }
 
 /** Number of code points in a JS string (a surrogate pair is one character). */
@@ -68,7 +69,7 @@ const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }
 export function decodeUtf8(bytes, name) {
   if ((bytes[0] === 0xFF && bytes[1] === 0xFE) || (bytes[0] === 0xFE && bytes[1] === 0xFF)) {
     throw new TextInputError(`${name} is UTF-16 (it starts with a UTF-16 byte order mark). Save it as UTF-8 ` +
-      "(for example with iconv -f utf-16 -t utf-8) and open it again.");
+      "(for example with iconv -f utf-16 -t utf-8) and open it again.", name);
   }
   try {
     return strictDecoder.decode(bytes);
@@ -79,7 +80,7 @@ export function decodeUtf8(bytes, name) {
     const shown = Array.from(bytes.subarray(offset, offset + 4), (b) => b.toString(16).toUpperCase().padStart(2, "0")).join(" ");
     throw new TextInputError(
       `${name} is not valid UTF-8: the byte at offset ${offset} (line ${line}) starts bytes ${shown}, which no UTF-8 character uses. ` +
-      `Save the file as UTF-8 (for example with iconv -f latin1 -t utf-8) and open it again.`);
+      `Save the file as UTF-8 (for example with iconv -f latin1 -t utf-8) and open it again.`, name);
   }
 }
 
@@ -88,10 +89,10 @@ export async function readTextFiles(files) {
   const out = [];
   for (const file of files) {
     if (/\.(json|bpe|tiktoken|zip)$/i.test(file.name)) {
-      throw new TextInputError(`${file.name} looks like a tokenizer file, not training text: drop it on Import to load it.`);
+      throw new TextInputError(`${file.name} looks like a tokenizer file, not training text: drop it on Import to load it.`, file.name);
     }
     const bytes = new Uint8Array(await file.arrayBuffer());
-    if (bytes.length === 0) throw new TextInputError(`${file.name} is empty: there is no text in it to train on.`);
+    if (bytes.length === 0) throw new TextInputError(`${file.name} is empty: there is no text in it to train on.`, file.name);
     const text = decodeUtf8(bytes, file.name);
     out.push({ name: file.name, text, chars: countChars(text), bytes: bytes.length });
   }

@@ -41,6 +41,17 @@ export function tokenText(token) {
   return token.parts.map(([kind, value]) => (kind === "b" ? `⟨${value}⟩` : value.replace(/[ \n\t\r]/g, (c) => VISIBLE[c][0]))).join("");
 }
 
+/** A standalone token (tables, lists): <bdi class="tok"> with its parts, whitespace marked, chips for bytes. */
+export function partsNode(parts, { special = false } = {}) {
+  const node = el("bdi", { className: `tok${special ? " special" : ""}` });
+  if (!parts.length) node.append("∅");
+  for (const [kind, value] of parts) {
+    if (kind === "b") node.append(el("span", { className: "chip", text: value }));
+    else node.append(...textNodes(value, true));
+  }
+  return node;
+}
+
 function tokenSpan(token, index, whitespace) {
   const span = el("span", {
     className: `tk c${token.id % PALETTE_SIZE}${token.special ? " special" : ""}`,

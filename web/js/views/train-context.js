@@ -27,9 +27,10 @@ const IDS = {
   mergeBody: "merge-body", vocabStats: "vocab-stats", longest: "longest", hist: "hist",
   reportBody: "report-body", heldoutHead: "heldout-head", curve: "curve", tabCompression: "tab-compression",
   exportPanel: "export-panel", exportZip: "export-zip", exportFiles: "export-files", exportLayout: "export-layout",
-  exportHint: "export-hint", selfCheck: "self-check",
+  exportHint: "export-hint", exportMake: "export-make", selfCheck: "self-check",
   importDrop: "import-drop", importOpen: "import-open", importInput: "import-input", importMessage: "import-message",
   importAsk: "import-pretokenizer", importAskText: "import-ask-text", importPre: "import-pre", importAgain: "import-again",
+  importPatternRow: "import-pattern-row", importPattern: "import-pattern", importAskCancel: "import-ask-cancel",
 };
 
 /** Look every element up once, inside the view; a missing one is a bug in train-view.html. */

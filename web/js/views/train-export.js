@@ -1,8 +1,7 @@
 // The Train view's export and import panels: files written by Python, each
 // downloadable, plus one .zip; tokenizer files loaded back in.
 import { ui, state, store } from "./train-context.js";
-import { el, count, fmtBytes, show, hide } from "../dom.js";
-import { makeZip } from "../zip.js";
+import { el, count, fmtBytes, show, showParts, hide, bdi } from "../dom.js";
 import { beginRun, endRun } from "./train-run.js";
 import { replaceCurrent, renderResults } from "./train-results.js";
 
@@ -22,8 +21,20 @@ export function bytesToBase64(bytes) {
   return btoa(raw);
 }
 
+/** An imported tokenizer is written in every format on request (GPT-2's 50,000 merges take seconds to check). */
+function offerExport() {
+  ui.exportPanel.hidden = false;
+  ui.exportMake.hidden = false;
+  ui.exportZip.hidden = true;
+  ui.exportFiles.replaceChildren();
+  hide(ui.selfCheck);
+  ui.exportHint.textContent = "Write the imported tokenizer in every format, with its own ids: GPT-2's encoder.json + vocab.bpe, Hugging Face's tokenizer.json, tiktoken's ranks, and a manifest with its pre-tokenizer and special tokens (a .tiktoken file cannot hold them). Each is loaded back and checked.";
+  ui.exportLayout.textContent = "";
+}
+
 export function updateZipButton() {
   ui.exportZip.disabled = store.phase === "busy" || !state.exported;
+  ui.exportMake.disabled = store.phase !== "ready";
 }
 
 /** Another request ran while the layout changed: export when it ends so the files follow the chosen layout. */
@@ -33,21 +44,27 @@ export function exportAfterRun() {
   if (state.exported && state.exported.layout !== state.settings.id_layout) setTimeout(() => exportCurrent({ keepFocus: true }), 0);
 }
 
-/** Write the current tokenizer's files with the chosen id layout (keepFocus: the layout radio keeps the keyboard). */
+/** Write the current tokenizer's files: a trained one with the chosen id layout and its manifest, an imported one with its own ids. */
 export async function exportCurrent({ keepFocus = false } = {}) {
   const info = state.current;
-  if (!info || info.source !== "trained") return;
+  if (!info) return;
   if (state.running) {
     state.exportAfterRun = true;
     return;
   }
-  const layout = state.settings.id_layout;
+  const trained = info.source === "trained";
+  const layout = trained ? state.settings.id_layout : "own";
   if (info.detached) {
-    show(ui.selfCheck, `Python was restarted since this tokenizer was trained, so it cannot be exported again with the ${layout} layout. Train again to export it that way; the files below are still the ${state.exported?.layout ?? "earlier"} layout.`, "warn");
+    if (trained) show(ui.selfCheck, `Python was restarted since this tokenizer was trained, so it cannot be exported again with the ${layout} layout. Train again to export it that way; the files below are still the ${state.exported?.layout ?? "earlier"} layout.`, "warn");
     return;
   }
   ui.exportPanel.hidden = false;
-  ui.exportLayout.textContent = `Preparing files (${layout} id layout)…`;
+  ui.exportMake.hidden = true;
+  ui.exportZip.hidden = false;
+  ui.exportHint.textContent = trained
+    ? "GPT-2's encoder.json + vocab.bpe, a manifest of how it was made, Hugging Face's tokenizer.json and tiktoken's ranks. The files use the id layout chosen in the settings."
+    : "The imported tokenizer in every format, with its own ids: GPT-2's encoder.json + vocab.bpe, Hugging Face's tokenizer.json, tiktoken's ranks, and a manifest with its pre-tokenizer and special tokens (a .tiktoken file cannot hold them).";
+  ui.exportLayout.textContent = trained ? `Preparing files (${layout} id layout)…` : "Preparing files…";
   // The list may hold another tokenizer's files (or the other layout's): never offer them for this one.
   state.exported = null;
   ui.exportFiles.replaceChildren();
@@ -55,10 +72,12 @@ export async function exportCurrent({ keepFocus = false } = {}) {
   hide(ui.selfCheck);
   beginRun("export", "Writing the files and checking them…", { focusCancel: !keepFocus });
   try {
-    const reply = await store.request("export", { handle: info.handle, id_layout: layout });
+    const reply = trained
+      ? await store.request("export", { handle: info.handle, id_layout: layout })
+      : await store.request("bundle", { handle: info.handle });
     state.exported = {
-      layout,
-      files: reply.files.map((f) => ({ name: f.name, size: f.size, sha256: f.sha256, data: base64ToBytes(f.base64) })),
+      layout, trained,
+      files: reply.files.map((f) => ({ name: f.name, size: f.size, sha256: f.sha256, base64: f.base64, data: base64ToBytes(f.base64) })),
       selfCheck: reply.self_check,
     };
     endRun();
@@ -67,7 +86,7 @@ export async function exportCurrent({ keepFocus = false } = {}) {
     endRun();
     ui.exportLayout.textContent = "No files";
     show(ui.selfCheck, error.type === "Cancelled"
-      ? "Writing the files was cancelled, so there are none to download. Train again to write them."
+      ? `Writing the files was cancelled, so there are none to download. ${trained ? "Train again" : "Import the files again"} to write them.`
       : `Export failed: ${error.message}`, error.type === "Cancelled" ? "warn" : "error");
   }
 }
@@ -85,14 +104,17 @@ export function download(name, data) {
 function renderExport() {
   const exported = state.exported;
   updateZipButton();
-  ui.exportLayout.textContent = `${exported.files.length} files, ${exported.layout} id layout`;
+  ui.exportLayout.textContent = exported.trained ? `${exported.files.length} files, ${exported.layout} id layout` : `${exported.files.length} files, the imported tokenizer's own ids`;
   ui.exportFiles.replaceChildren(...exported.files.map((file) =>
     el("li", {},
       el("span", { className: "name", title: `sha256 ${file.sha256}` }, file.name, el("span", { className: "size", text: fmtBytes(file.size) })),
       el("button", { type: "button", className: "secondary", "aria-label": `Download ${file.name}`, dataset: { file: file.name },
         onclick: () => download(file.name, file.data) }, "Download"))));
   const check = exported.selfCheck;
-  if (check.ok) {
+  if (!exported.trained) {
+    show(ui.selfCheck, check.ok ? `Self-check passed: ${check.checked.join(", ")}, loaded back, encode a ${check.sample_chars}-character multilingual sample to the same ${check.tokens} ids as the imported tokenizer.`
+      : `${check.message}`, check.ok ? "ok" : "warn");
+  } else if (check.ok) {
     show(ui.selfCheck, `Self-check passed: ${(check.checked || []).join(", ")}, loaded back, encode a ${check.sample_chars.toLocaleString("en-US")}-character ` +
       `sample of the training text to the same ${check.tokens.toLocaleString("en-US")} ids as the trained tokenizer${exported.layout === "gpt2" ? " (renumbered to GPT-2's id layout)" : ""}.`, "ok");
   } else {
@@ -100,10 +122,23 @@ function renderExport() {
   }
 }
 
-function downloadZip() {
-  if (!state.exported) return;
+/** "Download all": Python's zipfile packs the files (DEFLATE); the same files give the same bytes. */
+async function downloadZip() {
+  const exported = state.exported;
+  if (!exported) return;
   const base = (state.current?.name || "tokenizer").replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 40) || "tokenizer";
-  download(`bpelab-${base}.zip`, makeZip(state.exported.files.map((f) => ({ name: f.name, data: f.data }))));
+  ui.exportZip.disabled = true;
+  const before = ui.exportLayout.textContent;
+  ui.exportLayout.textContent = "Packing the .zip…";
+  try {
+    const reply = await store.request("zip", { files: exported.files.map((f) => ({ name: f.name, base64: f.base64 })) });
+    download(`bpelab-${base}.zip`, base64ToBytes(reply.base64));
+    ui.exportLayout.textContent = `${before} · .zip ${fmtBytes(reply.size)} (the files are ${fmtBytes(reply.files_size)})`;
+  } catch (error) {
+    ui.exportLayout.textContent = before;
+    show(ui.selfCheck, `The .zip could not be written: ${error.message}. The files can still be downloaded one by one.`, "error");
+  }
+  updateZipButton();
 }
 
 // ------------------------------------------------------------------ import
@@ -112,44 +147,92 @@ export async function importFiles(fileList) {
   const files = [...fileList];
   if (!files.length) return;
   hide(ui.importMessage);
+  ui.importAsk.hidden = true;
   if (store.phase !== "ready") {
     show(ui.importMessage, "Python is busy or starting; try again in a moment.", "error");
     return;
   }
   for (const file of files) {
     if (file.size > IMPORT_MAX_BYTES) {
-      show(ui.importMessage, `${file.name} is too large to import: ${fmtBytes(file.size)}, and the limit is ${fmtBytes(IMPORT_MAX_BYTES)}.`, "error");
+      showParts(ui.importMessage, [bdi(file.name), ` is too large to import: ${fmtBytes(file.size)}, and the limit is ${fmtBytes(IMPORT_MAX_BYTES)}.`], "error");
       return;
     }
   }
-  beginRun("import", `Loading ${files.map((f) => f.name).join(", ")}…`);
+  const payload = { files: [] };
+  for (const file of files) payload.files.push({ name: file.name, base64: bytesToBase64(new Uint8Array(await file.arrayBuffer())) });
+  await sendImport(payload, files.map((f) => f.name));
+}
+
+/** Send an import request; a .tiktoken file without its pattern brings up the question, then comes back here. */
+async function sendImport(payload, names) {
+  beginRun("import", `Loading ${names.join(", ")}…`);
   try {
-    const payload = [];
-    for (const file of files) payload.push({ name: file.name, base64: bytesToBase64(new Uint8Array(await file.arrayBuffer())) });
-    const info = await store.request("import", { files: payload });
+    const info = await store.request("import", payload);
     store.add(info);
     store.setCurrent(info.handle);
     endRun();
+    state.pendingImport = null;
+    ui.importAsk.hidden = true;
     replaceCurrent(info);
     renderResults();
-    ui.exportPanel.hidden = true;
-    store.countRun();
     // Entries that are neither bytes nor made by a merge are read as special tokens: name them, so a
     // damaged file (an ordinary token whose merge is missing) does not pass unnoticed.
     const specials = Object.keys(info.special_tokens);
-    const named = specials.slice(0, 6).map((t) => JSON.stringify(t)).join(", ") + (specials.length > 6 ? ", …" : "");
-    show(ui.importMessage, `Imported ${info.name}: ${count(info.n_vocab, "token")}, ${count(info.n_merges, "merge")}, ` +
-      `${count(specials.length, "special token")}${specials.length ? ` (${named})` : ""}, pre-tokenizer ${info.pretokenizer.name}. Its merges are shown above.`, "ok");
+    const named = [];
+    for (const [i, token] of specials.slice(0, 6).entries()) named.push(i ? ", " : "", bdi(JSON.stringify(token)));
+    if (specials.length > 6) named.push(", …");
+    showParts(ui.importMessage, ["Imported ", bdi(info.name), `: ${count(info.n_vocab, "token")}, ${count(info.n_merges, "merge")}, `,
+      `${count(specials.length, "special token")}`, ...(specials.length ? [" (", ...named, ")"] : []),
+      `, pre-tokenizer ${info.pretokenizer.name}. Its merges are shown above; Export writes it in every format.`], "ok");
     ui.importMessage.setAttribute("role", "status");
+    offerExport();
+    store.countRun();
   } catch (error) {
     endRun();
+    if (error.type === "PretokenizerNeeded") {
+      askPretokenizer(payload, names, error.message);
+      return;
+    }
     ui.importMessage.setAttribute("role", "alert");
-    if (error.type !== "Cancelled") show(ui.importMessage, `Could not import: ${error.message}`, "error");
+    if (error.type !== "Cancelled") showParts(ui.importMessage, ["Could not import: ", bdi(error.message)], "error");
+    if (state.pendingImport) ui.importAsk.hidden = false;  // a wrong custom pattern: the question stays open
   }
+}
+
+/** A .tiktoken file holds ranks, not the pattern that split the text: ask for it, then import again. */
+function askPretokenizer(payload, names, message) {
+  state.pendingImport = { payload, names };
+  ui.importAskText.replaceChildren(bdi(message));
+  ui.importAsk.hidden = false;
+  ui.importPatternRow.hidden = ui.importPre.value !== "custom";
+  ui.importPre.focus();
+}
+
+function importWithPretokenizer() {
+  const pending = state.pendingImport;
+  if (!pending) return;
+  const choice = ui.importPre.value;
+  if (choice === "custom" && !ui.importPattern.value) {
+    show(ui.importMessage, "Give the custom pattern the tokenizer was trained with.", "error");
+    ui.importPattern.focus();
+    return;
+  }
+  hide(ui.importMessage);
+  const pretokenizer = choice === "custom" ? { name: "custom", pattern: ui.importPattern.value } : choice;
+  sendImport({ ...pending.payload, pretokenizer }, pending.names);
 }
 
 export function initExport() {
   ui.exportZip.addEventListener("click", downloadZip);
+  ui.exportMake.addEventListener("click", () => exportCurrent());
   ui.importOpen.addEventListener("click", () => ui.importInput.click());
   ui.importInput.addEventListener("change", () => { importFiles(ui.importInput.files); ui.importInput.value = ""; });
+  ui.importPre.addEventListener("change", () => { ui.importPatternRow.hidden = ui.importPre.value !== "custom"; });
+  ui.importAgain.addEventListener("click", importWithPretokenizer);
+  ui.importAskCancel.addEventListener("click", () => {
+    state.pendingImport = null;
+    ui.importAsk.hidden = true;
+    show(ui.importMessage, "Nothing was imported.", "");
+    ui.importOpen.focus();
+  });
 }

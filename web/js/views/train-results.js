@@ -47,6 +47,13 @@ export function renderResults() {
   }
   parts.push(` Vocabulary: ${fmt(info.n_vocab)} = ${fmt(info.n_base)} bytes + ${count(info.n_merges, "merge")} + ${count(nSpecial, "special token")}. Pre-tokenizer: ${info.pretokenizer.name}.`);
   ui.resultsSummary.append(...parts);
+  if (info.source === "trained") {
+    // What a first-time visitor can do next with what they just made.
+    ui.resultsSummary.append(el("span", { className: "next" }, "Next: ",
+      el("a", { href: "#/encode?tok=trained" }, "encode your own words with it"), " · ",
+      el("a", { href: "#/explore" }, "step through its merges"), " · ",
+      el("a", { href: "#/compare" }, "compare it with GPT-2 and GPT-4")));
+  }
   renderMergePage();
   renderVocab();
   renderReport();

@@ -1,7 +1,7 @@
 // The Train view's runs: checking the settings and the text, the over-limit
 // question, training with progress and Cancel, and the compression report.
 import { ui, state, store, host } from "./train-context.js";
-import { fmt, show, hide } from "../dom.js";
+import { count, fmt, show, hide } from "../dom.js";
 import { countChars, findLoneSurrogate, loneSurrogateMessage, separatorString } from "../text-input.js";
 import { validate, toTrainSettings } from "../settings.js";
 import { readForm } from "./train-form.js";
@@ -11,8 +11,10 @@ import { exportCurrent, exportAfterRun } from "./train-export.js";
 
 const RUN_NAMES = { train: "training", export: "writing the files", import: "importing files", report: "measuring compression" };
 
-export function startTraining() {
-  if (store.phase !== "ready") return;
+/** Check and train; resolves true when trained, or to a sentence saying why not (for the embed's "text" command). */
+export async function startTraining() {
+  if (state.loadingSample) await state.loadingSample;  // Train pressed while a sample loads: train on the sample
+  if (store.phase !== "ready") return "Python is busy or starting";
   hide(ui.settingsError);
   hide(ui.textError);
   hide(ui.runMessage);
@@ -21,7 +23,7 @@ export function startTraining() {
   const problems = validate(settings);
   if (problems.length) {
     show(ui.settingsError, problems.join("\n"), "error");
-    return;
+    return problems.join(" ");
   }
   for (const [node, what] of [[ui.text, "The training text"], [ui.heldout, "The held-out text"]]) {
     const where = findLoneSurrogate(node.value);
@@ -29,15 +31,15 @@ export function startTraining() {
       show(ui.textError, loneSurrogateMessage(where, what), "error");
       node.focus();
       node.setSelectionRange(where.index, where.index + 1);
-      return;
+      return loneSurrogateMessage(where, what);
     }
   }
   const documents = textDocuments();
   const chars = documents.reduce((n, d) => n + countChars(d), 0);
   if (chars === 0) {
-    show(ui.textError, "There is no text to train on. Paste some, open .txt files, or pick a sample.", "error");
+    show(ui.textError, "The training text is empty: give at least one character of text to train on. Paste some, open .txt files, or pick a sample.", "error");
     ui.text.focus();
-    return;
+    return "the training text is empty";
   }
   if (chars > settings.limit) {
     // Never cut silently: the user decides, and the manifest records it.
@@ -49,9 +51,9 @@ export function startTraining() {
     ui.limitTruncate.textContent = `Train on the first ${fmt(settings.limit)} characters`;
     ui.limitDialog.hidden = false;
     ui.limitTruncate.focus();
-    return;
+    return `the text is over the character limit of ${fmt(settings.limit)}`;
   }
-  runTraining(documents, null);
+  return runTraining(documents, null);
 }
 
 /** Close the over-limit question without training. */
@@ -126,11 +128,12 @@ export async function runTraining(documents, truncation) {
     clearTimeout(heldoutTimer);  // a held-out edit made while training is measured here
     await measureCurrent(ui.heldout.value || null);
     store.countRun();
-    if (store.phase === "ready") store.say(`Python is ready · learned ${fmt(info.n_merges)} merges`);
+    if (store.phase === "ready") store.say(`Python is ready · learned ${count(info.n_merges, "merge")}`);
     host.dispatchEvent(new CustomEvent("bpe-state", { bubbles: true, detail: { view: "train", merges: info.n_merges, vocab_size: info.n_vocab } }));
     if (info.truncation) {
       show(ui.runMessage, `Trained on the first ${fmt(info.truncation.kept_characters)} of ${fmt(info.truncation.original_characters)} characters, as you chose. The manifest records the cut.`, "warn");
     }
+    return true;
   } catch (error) {
     endRun();
     if (error.type === "Cancelled") {
@@ -138,6 +141,7 @@ export async function runTraining(documents, truncation) {
     } else if (error.type !== "WorkerCrashed" && error.type !== "fatal") {
       show(ui.runMessage, `Training failed: ${error.message}`, "error");
     }
+    return error.type === "Cancelled" ? "training was cancelled" : error.message;
   }
 }
 

@@ -1,7 +1,7 @@
 // The Train view's text panel: pasted text, opened and dropped files, bundled
 // samples, the character counter, and undo for anything that replaces the text.
 import { ui, state } from "./train-context.js";
-import { el, clear, fmt, show, hide } from "../dom.js";
+import { el, clear, fmt, show, showParts, hide, bdi, isolate } from "../dom.js";
 import { countChars, readTextFiles, separatorString, TextInputError } from "../text-input.js";
 import { DEFAULTS } from "../settings.js";
 import { writeForm, paramsChanged } from "./train-form.js";
@@ -54,7 +54,7 @@ function hasUserText() {
 /** Something replaced or removed the user's text: say so, and offer it back. */
 function offerUndo(message, before) {
   state.undo = before;
-  ui.undoText.textContent = message;
+  ui.undoText.replaceChildren(...[message].flat());
   ui.undoBar.hidden = false;
 }
 
@@ -86,14 +86,14 @@ export function renderFiles() {
   clear(ui.fileList);
   for (const [i, file] of state.files.entries()) {
     ui.fileList.append(el("li", {},
-      el("span", { text: `${file.name} · ${fmt(file.chars)} characters` }),
+      el("span", {}, bdi(file.name), ` · ${fmt(file.chars)} characters`),
       el("button", { type: "button", "aria-label": `Remove ${file.name}`, title: `Remove ${file.name}`, onclick: () => {
         const before = snapshot();
         state.files.splice(i, 1);
         textChanged();
         renderFiles();
         updateCounter();
-        offerUndo(`Removed ${file.name}.`, before);
+        offerUndo(["Removed ", bdi(file.name), "."], before);
       } }, "×")));
   }
 }
@@ -112,7 +112,8 @@ async function addFiles(fileList) {
     paramsChanged();
   } catch (error) {
     const none = files.length > 1 ? "No file was added. " : "";
-    show(ui.textError, none + (error instanceof TextInputError ? error.message : `Could not read the file: ${error.message}`), "error");
+    const parts = error instanceof TextInputError ? isolate(error.message, error.subject) : [`Could not read the file: ${error.message}`];
+    showParts(ui.textError, [none, ...parts], "error");
   }
 }
 
@@ -159,8 +160,15 @@ export async function loadSamples() {
   state.samplesLoaded?.();
 }
 
-/** Put a bundled sample in the text box (and, unless told not to, its settings in the form). */
-export async function pickSample(id, { applySettings = true } = {}) {
+/** Put a bundled sample in the text box (and, unless told not to, its settings in the form). Train waits for it. */
+export function pickSample(id, options) {
+  const loading = loadSample(id, options);
+  state.loadingSample = loading;
+  loading.finally(() => { if (state.loadingSample === loading) state.loadingSample = null; });
+  return loading;
+}
+
+async function loadSample(id, { applySettings = true } = {}) {
   hide(ui.textError);
   await state.samplesReady;
   const sample = state.samples.find((s) => s.id === id);

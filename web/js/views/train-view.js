@@ -97,7 +97,7 @@ class TrainView extends HTMLElement {
     updateCounter();
   }
 
-  /** Embed commands: "text" {text} replaces the training text. */
+  /** Embed commands: "text" {text} replaces the training text and trains on it (resolves once trained). */
   async command(action, args = {}) {
     await this.ready;
     if (action === "text") {
@@ -107,6 +107,9 @@ class TrainView extends HTMLElement {
       setSample(null);
       updateCounter();
       paramsChanged();
+      await store.ready;
+      const result = await startTraining();
+      if (result !== true) throw new Error(`not trained: ${result}`);
       return;
     }
     throw new Error(`the train view does not support ${JSON.stringify(action)}; it supports "text"`);

@@ -1,0 +1,189 @@
+// <bpe-encode-view>: an encode box for every tokenizer the worker holds or
+// ships: the one trained here, imported ones, and OpenAI's GPT-2, cl100k_base
+// and o200k_base. Type or paste text and see, live, the tokens, their ids and
+// counts; the special-token policy is a control with its effect beside it.
+//
+// Params: tok (gpt2 | cl100k | o200k | trained | imported), policy (raise | allow | text),
+// ws (0 hides whitespace marks), text (a short text), sample (a bundled sample's id).
+// Events: bpe-params; bpe-state {view: "encode", tokenizer, tokens, ids} (ids left out above 10,000 tokens).
+import { store } from "../store.js";
+import { el, fmt, show, hide } from "../dom.js";
+import "../components/token-display.js";
+import { REFERENCES, tokenizerOptions, resolveTokenizer, loadingNote, loadSampleText } from "./tokenizer-choice.js";
+
+const POLICIES = {
+  raise: "raise: a special token's spelling in the text is an error, as in tiktoken's encode() by default. Nothing is encoded until you pick another policy.",
+  allow: "allow: a special token's spelling becomes its one special id, as encode(allowed_special=\"all\") does. Counts drop: the spelling is one token.",
+  text: "text: a special token's spelling is ordinary text and splits into ordinary tokens, as encode_ordinary() does. Counts rise: the spelling costs several tokens.",
+};
+const TEXT_IN_LINK_MAX = 1000;
+const IDS_IN_STATE_MAX = 10_000;
+const WINDOW = 5000; // tokens drawn at once; a longer text pages through windows
+let serial = 0;
+
+class EncodeView extends HTMLElement {
+  connectedCallback() {
+    if (this._built) return;
+    this._built = true;
+    const n = ++serial;
+    const id = (name) => `enc${n}-${name}`;
+    this.state = { tok: "", policy: "raise", ws: true, start: 0, asked: 0, model: null };
+    this.ui = {
+      tokenizer: el("select", { id: id("tok") }),
+      tokInfo: el("p", { className: "hint", id: id("tok-info") }),
+      text: el("textarea", { id: id("text"), rows: "5", spellcheck: "false", autocomplete: "off",
+        placeholder: "Type or paste text here: it is tokenized as you type." }),
+      policyHint: el("p", { className: "hint policy-hint", id: id("policy-hint"), "aria-live": "polite" }),
+      ws: el("input", { type: "checkbox", id: id("ws"), checked: true }),
+      error: el("div", { className: "alert error", role: "alert", hidden: true }),
+      counts: el("dl", { className: "stats counts", "aria-label": "Counts" }),
+      pager: el("div", { className: "row wrap pager", hidden: true }),
+      display: document.createElement("token-display"),
+      ids: document.createElement("token-ids"),
+    };
+    const ui = this.ui;
+    ui.display.id = id("display");
+    const radios = Object.keys(POLICIES).map((policy) => el("label", { className: "radio" },
+      el("input", { type: "radio", name: id("policy"), value: policy, checked: policy === "raise" ? true : undefined }), ` ${policy}`));
+    this.append(el("section", { className: "panel encode-panel", "aria-labelledby": id("h") },
+      el("h2", { id: id("h"), text: "Encode" }),
+      el("p", { className: "hint", text: "Type or paste text and see how a tokenizer splits it: each coloured box is one token; hover a token to find its id." }),
+      el("div", { className: "encode-controls" },
+        el("div", {},
+          el("label", { for: id("tok"), className: "block-label", text: "Tokenizer" }), ui.tokenizer, ui.tokInfo),
+        el("fieldset", { className: "policy", "aria-describedby": id("policy-hint") },
+          el("legend", { text: "Special tokens in the text" }), el("div", { className: "row wrap" }, ...radios), ui.policyHint)),
+      el("label", { for: id("text"), className: "block-label", text: "Text" }), ui.text,
+      el("div", { className: "row wrap" }, el("label", { className: "radio" }, ui.ws, " Show spaces, newlines and tabs as ␣ ⏎ ⇥")),
+      ui.error, ui.counts, ui.pager,
+      el("h3", { text: "Tokens" }), ui.display,
+      el("h3", { text: "Ids" }), ui.ids,
+      el("p", { className: "hint legend", text: "⟨E1⟩ is a byte of a character that a token does not complete; a dashed box holds tokens that together make whole characters, shown first." })));
+    ui.display.linkIds(ui.ids);
+    ui.display.render({ start: 0, total: 0, tokens: [], ids: [], groups: [] });
+    ui.tokenizer.addEventListener("change", () => { this.state.tok = ui.tokenizer.value; this.state.start = 0; this.update(); this.changed(); });
+    ui.text.addEventListener("input", () => { this.state.start = 0; this.soon(); this.changed(); });
+    ui.ws.addEventListener("change", () => { this.state.ws = ui.ws.checked; if (this.state.model) this.draw(); this.changed(); });
+    for (const radio of this.querySelectorAll(`input[name="${id("policy")}"]`)) {
+      radio.addEventListener("change", () => { this.state.policy = radio.value; this.showPolicy(); this.update(); this.changed(); });
+    }
+    const refresh = () => { this.fillTokenizers(); };
+    store.addEventListener("tokenizers", refresh);
+    store.addEventListener("trained", refresh);
+    store.addEventListener("ready", () => this.update());
+    this.fillTokenizers();
+    this.showPolicy();
+  }
+
+  get params() {
+    const params = { tok: this.state.tok, policy: this.state.policy === "raise" ? "" : this.state.policy, ws: this.state.ws ? "" : "0" };
+    const text = this.ui.text.value;
+    if (text && text.length <= TEXT_IN_LINK_MAX) params.text = text;
+    return params;
+  }
+
+  /** The whole text, for a share link that leaves it out. */
+  get text() {
+    return this.ui.text.value;
+  }
+
+  async applyParams(params = {}) {
+    const ui = this.ui;
+    const tok = params.tok || (params.panes ? params.panes.split(",")[0] : "");
+    if (tok) this.state.tok = tok;
+    if (["raise", "allow", "text"].includes(params.policy)) this.state.policy = params.policy;
+    else if (params.policy === undefined || params.policy === "") this.state.policy = "raise";
+    this.state.ws = params.ws !== "0";
+    ui.ws.checked = this.state.ws;
+    for (const radio of this.querySelectorAll("input[type=radio]")) radio.checked = radio.value === this.state.policy;
+    this.showPolicy();
+    if (typeof params.text === "string") ui.text.value = params.text;
+    else if (params.sample) ui.text.value = await loadSampleText(params.sample).catch((e) => { show(ui.error, e.message, "error"); return ""; });
+    this.fillTokenizers();
+    await this.update();
+  }
+
+  async command(action, args = {}) {
+    if (action === "text") {
+      if (typeof args.text !== "string") throw new Error(`text needs args.text, a string; got ${JSON.stringify(args.text)}`);
+      this.ui.text.value = args.text;
+      this.changed();
+      return this.update();
+    }
+    throw new Error(`the encode view does not support ${JSON.stringify(action)}; it supports "text"`);
+  }
+
+  changed() {
+    this.dispatchEvent(new CustomEvent("bpe-params", { bubbles: true }));
+  }
+
+  showPolicy() {
+    this.ui.policyHint.textContent = POLICIES[this.state.policy];
+  }
+
+  fillTokenizers() {
+    const { options, value } = tokenizerOptions(this.state.tok);
+    this.ui.tokenizer.replaceChildren(...options);
+    this.ui.tokenizer.value = value;
+    if (!this.state.tok) this.state.tok = value;
+    if (this.ui.tokenizer.value !== this.state.tok) this.update();
+  }
+
+  soon() {
+    clearTimeout(this._timer);
+    this._timer = setTimeout(() => this.update(), 120);
+  }
+
+  async update() {
+    const ui = this.ui;
+    const asked = ++this.state.asked;
+    const text = ui.text.value;
+    let model;
+    try {
+      const note = loadingNote(this.state.tok);
+      if (note) ui.tokInfo.textContent = note;
+      if (store.phase !== "ready") ui.tokInfo.textContent = note || "Waiting for Python to start…";
+      await store.ready;
+      const { handle, info } = await resolveTokenizer(this.state.tok);
+      ui.tokInfo.textContent = info;
+      model = await store.request("display", { handle, text, policy: this.state.policy, start: this.state.start, stop: this.state.start + WINDOW });
+    } catch (error) {
+      if (asked !== this.state.asked) return;
+      if (error.type === "Cancelled") { setTimeout(() => this.update(), 0); return; }
+      show(ui.error, error.type === "DisplayError" ? `Not encoded: ${error.message}` : `Could not encode: ${error.message}`, "error");
+      this.state.model = null;
+      ui.counts.replaceChildren();
+      ui.display.render({ start: 0, tokens: [], ids: [], groups: [] });
+      return;
+    }
+    if (asked !== this.state.asked) return;  // a newer keystroke's answer is on its way
+    hide(ui.error);
+    this.state.model = model;
+    this.draw();
+    const choice = REFERENCES[this.state.tok]?.label || ui.tokenizer.selectedOptions[0]?.textContent || this.state.tok;
+    const detail = { view: "encode", tokenizer: this.state.tok || choice, tokens: model.total };
+    if (model.total <= IDS_IN_STATE_MAX && model.stop - model.start === model.total) detail.ids = model.ids;
+    this.dispatchEvent(new CustomEvent("bpe-state", { bubbles: true, detail }));
+  }
+
+  draw() {
+    const { model, ws } = this.state;
+    const ui = this.ui;
+    const c = model.counts;
+    const ratio = (v) => (v == null ? "—" : v.toFixed(2));
+    const stat = (label, value) => el("div", {}, el("dt", { text: label }), el("dd", { text: value }));
+    ui.counts.replaceChildren(stat("Tokens", fmt(c.tokens)), stat("Characters", fmt(c.characters)), stat("Bytes", fmt(c.bytes)),
+      stat("Bytes per token", ratio(c.bytes_per_token)), stat("Characters per token", ratio(c.chars_per_token)));
+    ui.display.render(model, { whitespace: ws });
+    ui.pager.hidden = model.total <= model.stop - model.start && model.start === 0;
+    if (!ui.pager.hidden) {
+      const go = (start) => { this.state.start = Math.max(0, start); this.update(); };
+      ui.pager.replaceChildren(
+        el("button", { type: "button", className: "secondary", disabled: model.start === 0 ? true : undefined, onclick: () => go(model.start - WINDOW) }, "‹ Earlier tokens"),
+        el("span", { className: "meta", text: `Tokens ${fmt(model.start + 1)}–${fmt(model.stop)} of ${fmt(model.total)}` }),
+        el("button", { type: "button", className: "secondary", disabled: model.stop >= model.total ? true : undefined, onclick: () => go(model.stop) }, "Later tokens ›"));
+    }
+  }
+}
+
+if (!customElements.get("bpe-encode-view")) customElements.define("bpe-encode-view", EncodeView);

@@ -1,0 +1,69 @@
+// Choosing a tokenizer in the Encode and Vocabulary views: the one trained
+// here, imported ones, and OpenAI's three. A choice is a short string that fits
+// in a link: "trained", "gpt2", "cl100k", "o200k", or an imported tokenizer's handle.
+import { store } from "../store.js";
+import { el, fmt } from "../dom.js";
+
+export const REFERENCES = {
+  gpt2: { label: "GPT-2 (r50k_base)", source: "OpenAI's GPT-2 tokenizer, 50,257 tokens" },
+  cl100k: { label: "GPT-4 (cl100k_base)", source: "OpenAI's GPT-4 and GPT-3.5 tokenizer, 100,277 tokens" },
+  o200k: { label: "GPT-4o (o200k_base)", source: "OpenAI's GPT-4o tokenizer, 200,000 tokens" },
+};
+export const DEFAULT_CHOICE = "cl100k";
+
+function imported() {
+  return [...store.tokenizers.values()].filter((info) => info.source === "imported");
+}
+
+/** The <option>s and the value to select: `wanted` if it is on offer, else the trained one, else the default. */
+export function tokenizerOptions(wanted) {
+  const mine = [];
+  if (store.trained) {
+    const info = store.tokenizers.get(store.trained);
+    mine.push(el("option", { value: "trained", text: `Trained here (${fmt(info?.n_vocab ?? 0)} tokens)` }));
+  }
+  for (const info of imported()) mine.push(el("option", { value: info.handle, text: `Imported: ${info.name}` }));
+  const options = [];
+  if (mine.length) options.push(el("optgroup", { label: "Yours" }, ...mine));
+  options.push(el("optgroup", { label: "OpenAI's" },
+    ...Object.entries(REFERENCES).map(([value, ref]) => el("option", { value, text: ref.label }))));
+  const values = [...(store.trained ? ["trained"] : []), ...imported().map((i) => i.handle), ...Object.keys(REFERENCES)];
+  const value = values.includes(wanted) ? wanted : store.trained && wanted !== DEFAULT_CHOICE && !REFERENCES[wanted] ? "trained" : REFERENCES[wanted] ? wanted : DEFAULT_CHOICE;
+  return { options, value };
+}
+
+/** A line to show while a choice loads: OpenAI's tables take seconds the first time; "" when it is at hand. */
+export function loadingNote(choice) {
+  const name = REFERENCES[choice] ? choice : choice ? null : DEFAULT_CHOICE;
+  if (!name) return "";
+  const loaded = [...store.tokenizers.values()].some((info) => info.reference === name);
+  return loaded ? "" : `Loading ${REFERENCES[name].label} into Python… the first time takes a few seconds.`;
+}
+
+/** {handle, info} for a choice; loads a reference tokenizer into the worker the first time. */
+export async function resolveTokenizer(choice) {
+  if (REFERENCES[choice] || !choice) {
+    const name = REFERENCES[choice] ? choice : DEFAULT_CHOICE;
+    const handle = await store.reference(name);
+    return { handle, info: `${REFERENCES[name].source}, shipped with this site.` };
+  }
+  if (choice === "trained") {
+    if (!store.trained) throw Object.assign(new Error("no tokenizer has been trained here yet: train one in the Train view, or pick another"), { type: "NoTokenizer" });
+    const info = store.tokenizers.get(store.trained);
+    return { handle: store.trained, info: `Trained here: ${fmt(info.n_merges)} merges, pre-tokenizer ${info.pretokenizer.name}.` };
+  }
+  const info = store.tokenizers.get(choice);
+  if (!info) throw Object.assign(new Error(`the tokenizer ${JSON.stringify(choice)} is gone (Python restarted): import it again, or pick another`), { type: "NoTokenizer" });
+  return { handle: choice, info: `Imported from ${info.name}: ${fmt(info.n_vocab)} tokens, pre-tokenizer ${info.pretokenizer.name}.` };
+}
+
+let samples = null;
+/** The text of a bundled sample, by id (samples/index.json). */
+export async function loadSampleText(id) {
+  samples ??= fetch(new URL("../../samples/index.json", import.meta.url)).then((r) => r.json()).then((d) => d.samples);
+  const sample = (await samples).find((s) => s.id === id);
+  if (!sample) throw new Error(`there is no bundled sample ${JSON.stringify(id)}`);
+  const response = await fetch(new URL(`../../samples/${sample.file}`, import.meta.url));
+  if (!response.ok) throw new Error(`the sample ${sample.title} could not be loaded: HTTP ${response.status}`);
+  return response.text();
+}

@@ -1,0 +1,166 @@
+// <bpe-vocab-view>: every entry of a tokenizer's vocabulary, a page at a time,
+// and searches by text, by bytes in hex, or by id. Python pages and searches
+// (bpelab.vocab_browse, worker request "vocab"); this draws what it returns.
+//
+// Params: tok (gpt2 | cl100k | o200k | trained | an imported handle), kind (text | hex | id), q, page (1-based).
+import { store } from "../store.js";
+import { el, fmt, show, hide, bdi } from "../dom.js";
+import { partsNode } from "../components/token-display.js";
+import { REFERENCES, tokenizerOptions, resolveTokenizer, loadingNote } from "./tokenizer-choice.js";
+
+const PER_PAGE = 100;
+const KINDS = { text: "Text", hex: "Bytes (hex)", id: "Id" };
+const PLACEHOLDERS = { text: "e.g.  the  or 東京", hex: "e.g. E1 BA or 20 74 68", id: "e.g. 1234" };
+let serial = 0;
+
+class VocabView extends HTMLElement {
+  connectedCallback() {
+    if (this._built) return;
+    this._built = true;
+    const n = ++serial;
+    const id = (name) => `voc${n}-${name}`;
+    this.state = { tok: "", kind: "text", query: "", page: 0, asked: 0, reply: null };
+    const ui = (this.ui = {
+      tokenizer: el("select", { id: id("tok") }),
+      tokInfo: el("p", { className: "hint" }),
+      kind: el("select", { id: id("kind") }, ...Object.entries(KINDS).map(([value, label]) => el("option", { value, text: label }))),
+      query: el("input", { type: "search", id: id("q"), spellcheck: "false", autocomplete: "off", placeholder: PLACEHOLDERS.text }),
+      search: el("button", { type: "submit", className: "primary", text: "Search" }),
+      all: el("button", { type: "button", className: "secondary", text: "List all" }),
+      summary: el("p", { className: "meta", role: "status", "aria-live": "polite" }),
+      error: el("div", { className: "alert error", role: "alert", hidden: true }),
+      body: el("tbody"),
+      prev: el("button", { type: "button", className: "secondary", text: "‹ Previous", "aria-label": "Previous page of entries" }),
+      next: el("button", { type: "button", className: "secondary", text: "Next ›", "aria-label": "Next page of entries" }),
+      range: el("span", { className: "meta" }),
+      jump: el("input", { type: "number", id: id("jump"), min: "1", step: "1", inputmode: "numeric" }),
+    });
+    const form = el("form", { className: "vocab-search", role: "search", "aria-label": "Search the vocabulary" },
+      el("div", {}, el("label", { for: id("kind"), className: "block-label", text: "Search by" }), ui.kind),
+      el("div", { className: "grow" }, el("label", { for: id("q"), className: "block-label", text: "Find" }), ui.query),
+      el("div", { className: "row" }, ui.search, ui.all));
+    this.append(el("section", { className: "panel vocab-panel", "aria-labelledby": id("h") },
+      el("h2", { id: id("h"), text: "Vocabulary" }),
+      el("p", { className: "hint", text: "Every entry of a tokenizer, in id order. Search by text (entries that contain it), by bytes in hex (to find pieces of characters), or by id." }),
+      el("div", {}, el("label", { for: id("tok"), className: "block-label", text: "Tokenizer" }), ui.tokenizer, ui.tokInfo),
+      form, ui.error, ui.summary,
+      el("div", { className: "row wrap pager" }, ui.prev, ui.range, ui.next,
+        el("label", { for: id("jump"), text: "Go to page" }), ui.jump),
+      el("div", { className: "table-wrap" }, el("table", { className: "vocab-table" },
+        el("caption", { className: "sr-only", text: "Vocabulary entries" }),
+        el("thead", {}, el("tr", {}, ...["Id", "Token", "Bytes (hex)", "Length", "Made from"].map((h) => el("th", { scope: "col", text: h })))),
+        ui.body)),
+      el("p", { className: "hint legend", text: "␣ is a space, ⏎ a newline, ⇥ a tab; ⟨E1⟩ is a byte of a character the token does not complete. “Made from” is the pair of ids its merge joined (tokenizers with a merge list)." })));
+    form.addEventListener("submit", (event) => { event.preventDefault(); this.readForm(); this.state.page = 0; this.update(); this.changed(); });
+    ui.all.addEventListener("click", () => { ui.query.value = ""; this.state.query = ""; this.state.page = 0; this.update(); this.changed(); });
+    ui.kind.addEventListener("change", () => { ui.query.placeholder = PLACEHOLDERS[ui.kind.value]; });
+    ui.tokenizer.addEventListener("change", () => { this.state.tok = ui.tokenizer.value; this.state.page = 0; this.update(); this.changed(); });
+    ui.prev.addEventListener("click", () => this.goPage(this.state.page - 1));
+    ui.next.addEventListener("click", () => this.goPage(this.state.page + 1));
+    ui.jump.addEventListener("change", () => this.goPage(Number(ui.jump.value) - 1));
+    const refresh = () => this.fillTokenizers();
+    store.addEventListener("tokenizers", refresh);
+    store.addEventListener("ready", () => this.update());
+    this.fillTokenizers();
+  }
+
+  get params() {
+    const { tok, kind, query, page } = this.state;
+    return { tok, kind: query && kind !== "text" ? kind : "", q: query, page: page ? String(page + 1) : "" };
+  }
+
+  async applyParams(params = {}) {
+    if (params.tok) this.state.tok = params.tok;
+    this.state.kind = KINDS[params.kind] ? params.kind : "text";
+    this.state.query = params.q || "";
+    const page = Number(params.page);
+    this.state.page = Number.isInteger(page) && page > 0 ? page - 1 : 0;
+    this.ui.kind.value = this.state.kind;
+    this.ui.query.value = this.state.query;
+    this.ui.query.placeholder = PLACEHOLDERS[this.state.kind];
+    this.fillTokenizers();
+    await this.update();
+  }
+
+  async command(action) {
+    throw new Error(`the vocabulary view does not support ${JSON.stringify(action)}`);
+  }
+
+  changed() {
+    this.dispatchEvent(new CustomEvent("bpe-params", { bubbles: true }));
+  }
+
+  readForm() {
+    this.state.kind = this.ui.kind.value;
+    this.state.query = this.ui.query.value;
+  }
+
+  fillTokenizers() {
+    const { options, value } = tokenizerOptions(this.state.tok);
+    this.ui.tokenizer.replaceChildren(...options);
+    this.ui.tokenizer.value = value;
+    if (!this.state.tok) this.state.tok = value;
+  }
+
+  goPage(page) {
+    const total = this.state.reply?.total ?? 0;
+    const last = Math.max(0, Math.ceil(total / PER_PAGE) - 1);
+    if (!Number.isInteger(page)) return;
+    this.state.page = Math.min(Math.max(0, page), last);
+    this.update();
+    this.changed();
+  }
+
+  async update() {
+    const ui = this.ui;
+    const asked = ++this.state.asked;
+    const { kind, query, page } = this.state;
+    let reply;
+    try {
+      const note = loadingNote(this.state.tok);
+      if (note) ui.tokInfo.textContent = note;
+      if (store.phase !== "ready") ui.tokInfo.textContent = note || "Waiting for Python to start…";
+      await store.ready;
+      const { handle, info } = await resolveTokenizer(this.state.tok);
+      ui.tokInfo.textContent = info;
+      reply = await store.request("vocab", { handle, kind: query ? kind : "all", query, start: page * PER_PAGE, count: PER_PAGE });
+    } catch (error) {
+      if (asked !== this.state.asked) return;
+      if (error.type === "Cancelled") { setTimeout(() => this.update(), 0); return; }
+      show(ui.error, error.type === "VocabError" ? `Nothing to show: ${error.message}.` : `Could not read the vocabulary: ${error.message}`, "error");
+      ui.body.replaceChildren();
+      ui.summary.textContent = "";
+      return;
+    }
+    if (asked !== this.state.asked) return;
+    hide(ui.error);
+    this.state.reply = reply;
+    this.draw(reply);
+  }
+
+  draw(reply) {
+    const ui = this.ui;
+    const pages = Math.max(1, Math.ceil(reply.total / PER_PAGE));
+    const name = REFERENCES[this.state.tok]?.label || ui.tokenizer.selectedOptions[0]?.textContent || "";
+    const what = reply.kind === "all" ? [`${fmt(reply.size)} entries in ${name}`]
+      : reply.kind === "id" ? [`Id ${reply.query.trim()} in ${name}`]
+      : [`${fmt(reply.total)} of ${fmt(reply.size)} entries contain `,
+        reply.kind === "hex" ? `the bytes ${reply.query.trim().toUpperCase()}` : bdi(`“${reply.query}”`)];
+    ui.summary.replaceChildren(...what, reply.total ? "" : ": none.");
+    const first = reply.start + 1;
+    const last = reply.start + reply.entries.length;
+    ui.range.textContent = reply.total ? `${fmt(first)}–${fmt(last)} of ${fmt(reply.total)} · page ${this.state.page + 1} of ${fmt(pages)}` : "";
+    ui.prev.disabled = this.state.page === 0;
+    ui.next.disabled = this.state.page >= pages - 1;
+    ui.jump.max = String(pages);
+    ui.body.replaceChildren(...reply.entries.map((entry) => el("tr", { dataset: { id: String(entry.id) } },
+      el("td", { text: String(entry.id) }),
+      el("td", {}, partsNode(entry.parts, { special: entry.special }), entry.special ? el("span", { className: "meta", text: " special" }) : null),
+      el("td", { className: "hex", text: entry.hex }),
+      el("td", { text: String(entry.bytes) }),
+      el("td", { text: entry.pair ? `${entry.pair[0]} + ${entry.pair[1]}` : "—" }))));
+    if (!reply.entries.length) ui.body.replaceChildren(el("tr", {}, el("td", { colspan: "5", text: "No entries." })));
+  }
+}
+
+if (!customElements.get("bpe-vocab-view")) customElements.define("bpe-vocab-view", VocabView);
