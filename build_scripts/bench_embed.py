@@ -224,7 +224,10 @@ def main(argv=None):
             (pages / f"page{n}.html").write_text(host_page(widget_url, n, side_by_side=True))
         for n in (1, 2, 3):
             (pages / f"stack{n}.html").write_text(stack_page(widget_url, n))
-        results = {"chromium": CHROMIUM, "machine": platform.machine(), "cpus": os.cpu_count(), "widget": WIDGET_QUERY}
+        results = {"chromium": CHROMIUM, "machine": platform.machine(), "cpus": os.cpu_count(), "widget": WIDGET_QUERY,
+                   "load_before": os.getloadavg()}
+        # Times on a busy machine mean little: the load average is printed with them.
+        print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}", flush=True)
         with sync_playwright() as playwright:
             for n in (1, 2):
                 runs = [time_to_ready(playwright, host_url, n) for _ in range(args.runs)]
@@ -233,6 +236,8 @@ def main(argv=None):
                 print(f"time to ready, {n} widget{'s' if n > 1 else ''} entering the view together: "
                       f"median {', '.join(f'{t:.2f} s' for t in per_widget)}  (runs: {runs})", flush=True)
             rows, restore = memory(playwright, host_url, args.wait)
+        results["load_after"] = os.getloadavg()
+        print(f"load average now {os.getloadavg()[0]:.1f}")
         results["pss_kB"] = rows
         results["restore_seconds"] = restore
         base = rows["previews only"]

@@ -81,14 +81,15 @@ class Host:
         out = [m["data"] for m in self.page.evaluate("window.__bpe || []")]
         return [m for m in out if (type_ is None or m.get("type") == type_) and (id_ is None or m.get("id") == id_)]
 
-    def wait_message(self, type_, id_, predicate="true", timeout=BOOT_TIMEOUT_MS):
-        """The last message of this type and id for which the JS `predicate` (on m) holds, once one arrives.
+    def wait_message(self, type_, id_, predicate="true", timeout=BOOT_TIMEOUT_MS, since=0):
+        """The last message of this type and id for which the JS `predicate` (on m) holds, once one arrives
+        (among the messages from index `since` on).
 
         Polled from Python: page.wait_for_function evaluates strings in the page, which a course page's
         CSP (no 'unsafe-eval') forbids.
         """
         return self.wait_for(
-            f"(window.__bpe || []).map(({{data: m}}) => m).filter((m) => m.type === {json.dumps(type_)} "
+            f"(window.__bpe || []).slice({int(since)}).map(({{data: m}}) => m).filter((m) => m.type === {json.dumps(type_)} "
             f"&& m.id === {json.dumps(id_)} && ({predicate})).pop() || null", timeout,
             f"no {type_} message from {id_!r} with {predicate}")
 
@@ -185,13 +186,13 @@ def test_explorer_widget_boots_at_step_5_of_seed_003(lesson):
     assert state["pair"] == [119, 257]
     assert state["merged"] == 260
     assert state["count"] == 6
-    assert isinstance(state["tokens"], int) and state["tokens"] > 0
+    assert state["tokens"] == 57  # 95 bytes, then 86, 77, 70, 63 and 57 tokens after merges 1-5
 
 
 def test_step_command_from_the_lessons_prose(lesson):
     lesson.page.get_by_role("button", name="Show merge 3").click()
     state = lesson.wait_message("state", "merges", "m.step === 3")
-    assert (state["pair"], state["merged"], state["count"]) == ([111, 119], 258, 7)
+    assert (state["pair"], state["merged"], state["count"], state["tokens"]) == ([111, 119], 258, 7, 70)
     expect(lesson.page.locator("#narrator")).to_contain_text("Merge 3 of 8: tokens 111 and 119 become the new token 258")
     # The widget draws the step it reports.
     frame = lesson.page.frame_locator("#explorer")
@@ -249,6 +250,65 @@ def test_malformed_commands_are_answered_with_errors(lesson):
     state = lesson.wait_message("state", "merges", "m.step === 4")
     assert state["merged"] == 259
     assert not any(m.get("step") == 1 for m in lesson.messages("state", "merges")[-2:])
+
+
+def test_play_and_pause_commands(lesson):
+    mark = lambda: len(lesson.page.evaluate("window.__bpe"))  # noqa: E731
+    since = mark()
+    lesson.page.get_by_role("button", name="Show merge 1").click()
+    lesson.wait_message("state", "merges", "m.step === 1", since=since)
+    since = mark()
+    lesson.page.get_by_role("button", name="Play all merges").click()
+    last = lesson.wait_message("state", "merges", "m.step === 8", timeout=TRAIN_TIMEOUT_MS, since=since)
+    assert (last["pair"], last["merged"], last["count"]) == ([32, 262], 263, 5)
+    steps = [m["data"]["step"] for m in lesson.page.evaluate("window.__bpe")[since:]
+             if m["data"].get("type") == "state" and m["data"].get("id") == "merges"]
+    assert steps == sorted(steps) and len(set(steps)) >= 3, steps
+    # Pause stops a play midway.
+    since = mark()
+    lesson.command("#explorer", action="step", step=1)
+    lesson.wait_message("state", "merges", "m.step === 1", since=since)
+    since = mark()
+    lesson.command("#explorer", action="play")
+    lesson.wait_message("state", "merges", "m.step === 2", since=since)
+    lesson.command("#explorer", action="pause")
+    lesson.page.wait_for_timeout(1000)
+    paused = lesson.messages("state", "merges")[-1]["step"]
+    lesson.page.wait_for_timeout(2000)
+    assert lesson.messages("state", "merges")[-1]["step"] == paused < 8, "pause did not stop the play"
+
+
+def test_view_command_switches_the_view(fresh_host, tiktoken_encoding):
+    url = fresh_host.serve("switch.html", f"""<!doctype html><title>switch</title>
+<iframe id="w" title="widget" style="width:900px;height:700px"
+  src="{fresh_host.widget}/embed.html?view=compare&panes=gpt2,o200k&tok=o200k&id=s#text=Xin%20ch%C3%A0o%20th%E1%BA%BF%20gi%E1%BB%9Bi"></iframe>""")
+    fresh_host.page.goto(url)
+    fresh_host.wait_message("ready", "s")
+    state = fresh_host.wait_message("state", "s", "m.view === 'compare' && m.panes && m.panes.length === 2")
+    assert [p["tokens"] for p in state["panes"]] == [15, 5]
+    fresh_host.command("#w", action="view", view="encode")
+    state = fresh_host.wait_message("state", "s", "m.view === 'encode'", timeout=TRAIN_TIMEOUT_MS)
+    assert (state["tokenizer"], state["tokens"]) == ("o200k", 5), "the text and the settings carry over"
+    frame = fresh_host.page.frame_locator("#w")
+    expect(frame.locator("bpe-encode-view")).to_be_visible()
+    expect(frame.locator("bpe-compare-view")).to_have_count(0)
+    fresh_host.command("#w", action="text", text="hello world")
+    expected = tiktoken_encoding("o200k_base").encode("hello world")
+    state = fresh_host.wait_message("state", "s", f"m.view === 'encode' && m.tokens === {len(expected)}", timeout=TRAIN_TIMEOUT_MS)
+    assert state["ids"] == expected
+
+
+def test_predict_mode_posts_answers(fresh_host):
+    url = fresh_host.serve("predict.html", f"""<!doctype html><title>predict</title>
+<iframe id="w" title="widget" style="width:900px;height:900px"
+  src="{fresh_host.widget}/embed.html?view=explorer&step=2&predict=1&id=p"></iframe>""")
+    fresh_host.page.goto(url)
+    fresh_host.wait_message("ready", "p")
+    frame = fresh_host.page.frame_locator("#w")
+    frame.get_by_role("button", name="This one").first.click()
+    answer = fresh_host.wait_message("answer", "p", timeout=TRAIN_TIMEOUT_MS)
+    assert answer["step"] == 3 and isinstance(answer["correct"], bool)
+    expect(frame.locator(".predict-answer")).to_have_attribute("data-correct", str(answer["correct"]).lower())
 
 
 def test_no_request_leaves_its_origin(lesson):

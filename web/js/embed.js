@@ -198,6 +198,21 @@ function updateOpenLink() {
   ui.bar.hidden = false;
 }
 
+/** The params for another view: the URL's preset, then the text and settings the current view shows. */
+function carriedParams() {
+  const current = pick(view?.params || {}, SHARED_KEYS);
+  // A long text is not in a view's params; a view may still have it (compare: fullText, encode: text).
+  const whole = [view?.fullText, view?.text].find((t) => typeof t === "string" && t !== "");
+  if (!("sample" in current) && !("text" in current) && whole !== undefined) current.text = whole;
+  const source = "sample" in current || "text" in current ? current : baseParams;
+  const out = { ...config.params, ...baseParams, ...current };
+  delete out.sample;
+  delete out.text;
+  if (source.sample !== undefined) out.sample = source.sample;
+  else if (source.text !== undefined) out.text = source.text;
+  return out;
+}
+
 async function runCommand({ action, args }) {
   try {
     if (root.dataset.state === "error") throw new Error("The widget stopped with an error; reload the page to try again.");
@@ -205,12 +220,18 @@ async function runCommand({ action, args }) {
     if (root.dataset.state === "released") await restore();
     if (action === "view") {
       if (args.view !== viewName) {
-        await mount(args.view, { ...baseParams, ...pick(view?.params || {}, SHARED_KEYS) });
+        await mount(args.view, carriedParams());
         setState("ready");
       }
       return;
     }
     if (typeof view.command !== "function") throw new Error(`The ${viewName} view takes no commands yet.`);
+    if (action === "play") {
+      // Playing lasts until the last step or a pause: the commands after it (pause) must not wait for it.
+      const mounted = view;
+      view.command(action, args).catch((error) => { if (mounted === view) host.error(`The play command failed: ${error.message || error}`); });
+      return;
+    }
     await view.command(action, args);
     if (action === "text") {
       delete baseParams.sample;
