@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import importlib.util
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -77,11 +78,13 @@ def cpython(text, vocab, log):
     from bpelab.explore import Explorer
 
     times = {False: [], True: []}
+    cpu = {False: [], True: []}  # process CPU seconds: steadier than wall time on a busy machine
     for _ in range(3):
         for record in (False, True):
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.process_time()
             result = train(text, vocab_size=vocab, record=record)
             times[record].append(time.perf_counter() - started)
+            cpu[record].append(time.process_time() - started_cpu)
     log(f"[bench] CPython training: {[round(t, 2) for t in times[False]]} s plain, {[round(t, 2) for t in times[True]]} s recorded")
     memory = {}
     with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as file:
@@ -97,12 +100,14 @@ def cpython(text, vocab, log):
     rng = random.Random(13)
     jumps = []
     for k in [rng.randrange(explorer.steps + 1) for _ in range(200)]:
-        started = time.perf_counter()
+        started = time.process_time()
         json.dumps({"view": explorer.step_view(k), "window": explorer.window(k, 0, WINDOW)})
-        jumps.append(time.perf_counter() - started)
+        jumps.append(time.process_time() - started)
     plain, recorded = statistics.median(times[False]), statistics.median(times[True])
     return {
         "train_plain_s": plain, "train_record_s": recorded, "record_time_ratio": recorded / plain,
+        "train_plain_cpu_s": statistics.median(cpu[False]), "train_record_cpu_s": statistics.median(cpu[True]),
+        "record_cpu_ratio": statistics.median(cpu[True]) / statistics.median(cpu[False]),
         "peak_plain_mib": memory[False]["peak"] / 2**20, "peak_record_mib": memory[True]["peak"] / 2**20,
         "kept_plain_mib": memory[False]["kept"] / 2**20, "kept_record_mib": memory[True]["kept"] / 2**20,
         "merges": len(result.merges),
@@ -208,16 +213,18 @@ def main(argv=None):
         print(message, file=sys.stderr, flush=True)
 
     text, source = corpus(args.chars)
+    log(f"[bench] load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (timings stretch with it)")
     log(f"[bench] {len(text):,} characters of {source}, vocabulary {args.vocab}")
     report = {"text": source, "characters": len(text), "vocab_size": args.vocab, "cpython": cpython(text, args.vocab, log)}
     if not args.no_browser:
         report["chromium"] = chromium(text, args.vocab, args.jumps, log)
     c = report["cpython"]
-    print(f"Merge explorer, {len(text):,} characters of {source}, vocabulary {args.vocab} ({c['merges']} merges)")
+    print(f"Merge explorer, {len(text):,} characters of {source}, vocabulary {args.vocab} ({c['merges']} merges); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(f"CPython  training  {c['train_plain_s']:.2f} s plain, {c['train_record_s']:.2f} s with record=True "
-          f"(x{c['record_time_ratio']:.2f}); peak memory {c['peak_plain_mib']:.1f} MiB plain, {c['peak_record_mib']:.1f} MiB recorded; "
+          f"(x{c['record_time_ratio']:.2f}; CPU {c['train_plain_cpu_s']:.2f} s vs {c['train_record_cpu_s']:.2f} s, x{c['record_cpu_ratio']:.2f}); peak memory {c['peak_plain_mib']:.1f} MiB plain, {c['peak_record_mib']:.1f} MiB recorded; "
           f"kept after training {c['kept_plain_mib']:.1f} MiB plain, {c['kept_record_mib']:.1f} MiB recorded")
-    print(f"CPython  explorer  step view + window per jump: median {c['jump_median_ms']:.1f} ms, worst {c['jump_worst_ms']:.1f} ms")
+    print(f"CPython  explorer  step view + window + JSON per jump (CPU time): median {c['jump_median_ms']:.1f} ms, worst {c['jump_worst_ms']:.1f} ms")
     if "chromium" in report:
         b = report["chromium"]
         print(f"Chromium training  {b['train_plain_s']:.2f} s plain, {b['train_record_s']:.2f} s recorded (x{b['record_time_ratio']:.2f}); "

@@ -641,17 +641,18 @@ class _Trainer:
                 vanished.append((ord(k[0]), ord(k[1]), old))
             elif now and not old:
                 appeared.append((ord(k[0]), ord(k[1]), now))
-        changed_rows = sorted(zip(hit, weights, before, after), key=lambda r: (-r[1], r[0]))  # most frequent first
+        # The most frequent rows first; only the kept ones are sorted (a frequent pair changes thousands).
+        changed_rows = heapq.nsmallest(_ROWS_KEPT, zip(hit, weights, before, after), key=lambda r: (-r[1], r[0]))
         return {
             "rank": len(self.merges) - 1,
             "pair": (a, b),
             "id": new,
             "count": count,
             "merged": merged_total,  # below count when occurrences overlap, as in aaa
-            "rows_changed": len(changed_rows),
+            "rows_changed": len(hit),
             "rows": [
                 {"row": row, "count": c, "before": list(map(ord, old)), "after": list(map(ord, now))}
-                for row, c, old, now in changed_rows[:_ROWS_KEPT]
+                for row, c, old, now in changed_rows
             ],
             "vanished": sorted(vanished, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],
             "appeared": sorted(appeared, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],

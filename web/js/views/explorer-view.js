@@ -3,7 +3,7 @@
 // explore_step, explore_judge, explore_token, explore_trace); this view asks and draws, and
 // updates its nodes in place when the step changes.
 //
-// Params (#/explore?…): step, predict ("1"), speed (steps per second), at (the window's first
+// Params (#/explore?…): step, predict ("1"), autoplay ("1"), speed (steps per second), at (the window's first
 // character), trace (the trace box's text); and, when the view trains for itself (a link or the
 // embed), sample or text with the training settings' short keys (settings.js).
 // Events: bpe-params; bpe-state {view: "explorer", step, steps, and for step >= 1 pair, merged,
@@ -140,6 +140,7 @@ class ExplorerView extends HTMLElement {
       else handle = store.trained || store.current || (this.handle && store.tokenizers.has(this.handle) ? this.handle : null);
       if (!handle) return this.showEmpty();
       await this.use(handle, step);
+      if (params.autoplay === "1") this.play();  // not awaited: applyParams returns once the step is shown
     } catch (error) {
       this.fail(error);
     }
