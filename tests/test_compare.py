@@ -403,9 +403,12 @@ def test_long_texts_count_differences_in_the_window_only(refs, monkeypatch):
 
 def test_make_aligned_reads_sections_and_drops_screens(tmp_path):
     """The handbook parser groups titles and paragraphs by section id and drops screens and listings."""
-    from conftest import load_build_script
+    import importlib.util
 
-    make_aligned = load_build_script("make_aligned")
+    # Not conftest's loader: with tests/e2e collected too, "conftest" may name the other one.
+    spec = importlib.util.spec_from_file_location("bpelab_build_make_aligned", ROOT / "build_scripts" / "make_aligned.py")
+    make_aligned = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_aligned)
     page = tmp_path / "p.html"
     page.write_text(
         '<div class="section"><h2 class="title"><a id="sect.a"></a>B.1. Title A</h2>'
