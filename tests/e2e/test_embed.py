@@ -298,6 +298,22 @@ def test_view_command_switches_the_view(fresh_host, tiktoken_encoding):
     assert state["ids"] == expected
 
 
+def test_train_widget_reports_merges_and_retrains_on_text(fresh_host):
+    url = fresh_host.serve("train.html", f"""<!doctype html><title>train</title>
+<iframe id="w" title="widget" style="width:1000px;height:900px"
+  src="{fresh_host.widget}/embed.html?view=train&sample=seed003-low-lower&id=t"></iframe>""")
+    fresh_host.page.goto(url)
+    fresh_host.wait_message("ready", "t")
+    frame = fresh_host.page.frame_locator("#w")
+    frame.locator("#train").click()
+    state = fresh_host.wait_message("state", "t", "m.merges === 8", timeout=TRAIN_TIMEOUT_MS)
+    assert (state["view"], state["merges"], state["vocab_size"]) == ("train", 8, 265)  # seed 003's eight merges
+    since = len(fresh_host.page.evaluate("window.__bpe"))
+    fresh_host.command("#w", action="text", text="aaaa bbbb aaaa")
+    state = fresh_host.wait_message("state", "t", "m.merges !== 8", timeout=TRAIN_TIMEOUT_MS, since=since)
+    assert state["vocab_size"] == 256 + state["merges"] + 1
+
+
 def test_predict_mode_posts_answers(fresh_host):
     url = fresh_host.serve("predict.html", f"""<!doctype html><title>predict</title>
 <iframe id="w" title="widget" style="width:900px;height:900px"

@@ -147,7 +147,6 @@ function start() {
       fail(error.message || String(error));
       return;
     }
-    ui.preview.hidden = true;
     host.post({ type: "ready", version: PROTOCOL_VERSION, view: viewName });
     setState("ready");
     if (config.autoplay) queue = queue.then(() => runCommand({ action: "play", args: {} }));
@@ -169,6 +168,7 @@ async function mount(name, params) {
   view = next;
   viewName = name;
   ui.mount.append(next);
+  ui.preview.hidden = true; // the view has its own heading; the status line says what is loading
   setState("booting", `Preparing the ${VIEW_TITLES[name].toLowerCase()}…`);
   await next.applyParams(params);
   updateOpenLink();
