@@ -288,3 +288,25 @@ def test_worker_requests():
     error = ask("explore_step", step=99)["error"]
     assert error["type"] == "ExploreError" and "traceback" not in error
     assert "step must be a whole number" in ask("explore_step", step="1")["error"]["message"]
+
+
+def test_window_history_matches_direct_encoding_at_every_step():
+    """A window read off each piece's merge history equals encoding with the first k merges, at every k."""
+    text = "the theme of these three thin themes: their theft, there, then, thence. " * 3
+    result = train(text, num_merges=30, pretokenizer="gpt2", special_tokens=(), record=True)
+    ex = Explorer.of(result)
+    for k in range(ex.steps + 1):
+        window = ex.window(k, 0, len(text))
+        ids = [i for group in window["groups"] for i in group[2]]
+        assert ids == truncate_merges(result.tokenizer, k).encode(text), f"step {k}"
+        assert len(ids) == result.token_counts[k]
+
+
+def test_window_when_a_merge_reuses_an_id():
+    """(a, bc) makes abc again after (ab, c) did: the merge history of abcd falls (ranks 0, 4, 3); still exact."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"bc", 257: b"ab", 258: b"abc", 259: b"abcd"}
+    a, b, c, d = map(ord, "abcd")
+    tok = Tokenizer(vocab, [(b, c), (a, b), (257, c), (258, d), (a, 256)], pretokenizer="bytes")
+    ex = Explorer(tok)
+    for k in range(ex.steps + 1):
+        assert [g[2] for g in ex.window(k, text="abcd")["groups"]] == [[i] for i in truncate_merges(tok, k).encode("abcd")]

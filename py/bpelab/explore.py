@@ -296,12 +296,23 @@ class Explorer:
             self._full = self._fast_encoder(self.steps, record=True)
         full = self._full
 
+        direct = None
+
         def encode(piece):
+            nonlocal direct
             found = history.get(piece)
             if found is None:
                 if len(history) >= _HISTORIES:
                     history.clear()
-                found = history[piece] = full(piece)
+                found = full(piece)
+                if any(a > b for a, b in zip(found[0], found[0][1:])):
+                    # A merge that reuses an existing token's id can make a lower-ranked pair
+                    # again; then the history does not rise, and this piece is encoded directly.
+                    found = False
+                history[piece] = found
+            if found is False:
+                direct = direct or self._fast_encoder(k)
+                return direct(piece)
             ranks, states = found
             return states[bisect.bisect_left(ranks, k)]
         return encode
