@@ -660,7 +660,7 @@ def run_cli(args, cwd, *, as_nobody=False, stdin=None):
 
 @pytest.fixture(scope="module")
 def cli_results(fx):
-    """Every CLI case run once, four at a time (each is its own process, with its own limits and timeout)."""
+    """Every CLI case run once, two at a time (each is its own process, with its own limits and timeout)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(case):
@@ -669,7 +669,7 @@ def cli_results(fx):
         except subprocess.TimeoutExpired as error:
             return error
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(zip((case.id for case in CLI_CASES), pool.map(one, CLI_CASES)))
 
 
