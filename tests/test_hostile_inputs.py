@@ -200,6 +200,10 @@ def fx():
     os.chmod(base / "unreadable" / "tokenizer.json", 0)
     os.chmod(base / "unreadable", 0o755)
     (base / "bidi\u202e.json").write_bytes(b"{")
+    (base / "fifo_dir").mkdir()
+    os.mkfifo(base / "fifo_dir" / "tokenizer.json")  # opening it would wait for a writer for ever
+    (base / "loop_dir").mkdir()
+    os.symlink("tokenizer.json", base / "loop_dir" / "tokenizer.json")  # a link to itself
 
     # zips
     zeros = bytes(50 * 1024 * 1024)
@@ -419,6 +423,10 @@ CLI_CASES = [
              r"--tokenizer 'empty_dir' holds no tokenizer files"),
     cli_case("tokenizer-missing", ["encode", "--tokenizer", "nowhere", "--text", "a"], 2,
              r"--tokenizer 'nowhere' is neither a directory, a file, nor one of gpt2, cl100k, o200k"),
+    cli_case("folder-fifo", ["encode", "--tokenizer", "fifo_dir", "--text", "a"], 2,
+             r"fifo_dir/tokenizer\.json is not a regular file \(a device, pipe or socket\); give a tokenizer file"),
+    cli_case("folder-symlink-loop", ["encode", "--tokenizer", "loop_dir", "--text", "a"], 2,
+             r"cannot read loop_dir/tokenizer\.json: Too many levels of symbolic links"),
     cli_case("tokenizer-device", ["encode", "--tokenizer", "/dev/zero", "--text", "a"], 2,
              r"--tokenizer '/dev/zero' is neither a directory, a file"),
     # --- ours: decode
@@ -601,6 +609,10 @@ WORKER_CASES = [
         {"name": "tokenizer.tiktoken", "base64": _b64(_tiktoken_bytes(fx))},
         {"name": "manifest.json", "base64": _b64((fx["base"] / "tm_negative" / "manifest.json").read_bytes())}]},
                 r"must be a non-negative integer, got -3"),
+    worker_case("worker-payload-5000-digit-id", "display", lambda fx: '{"handle": "t1", "ids": [1' + "0" * 5000 + "]}",
+                r"the payload holds a number of 5,001 digits; ids and counts are below 2\*\*31", "RequestError"),
+    worker_case("worker-zip-bomb", "import", lambda fx: _files(b_DOT_zip=(fx["base"] / "bomb.zip").read_bytes()),
+                r"b\.zip: a\.json: unpacks [\d,]+ bytes to 52,428,800, over 100 times: refused as a likely zip bomb"),
     worker_case("worker-pattern-request-slow", "pattern", lambda fx: {"pattern": "(a+)+$|b", "sample": "aaa"},
                 r"takes too long", "PretokenizeError"),
     worker_case("worker-pattern-request-overflow", "pattern", lambda fx: {"pattern": "a{4294967296}"},

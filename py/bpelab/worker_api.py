@@ -671,6 +671,13 @@ _BIDI = {cp: f"\\u{cp:04x}" for cp in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x
 MAX_PAYLOAD_DEPTH = 32  # the page's payloads nest 4 deep; deeper JSON is refused before json.loads
 
 
+def _payload_int(digits):
+    """A JSON integer of the payload; Python refuses to read one of over 4,300 digits, with advice for programmers."""
+    if len(digits.lstrip("-0")) > 20:
+        raise RequestError(f"the payload holds a number of {len(digits):,} digits; ids and counts are below 2**31")
+    return int(digits)
+
+
 def _error_reply(error):
     """{type, message} for an exception; the page shows the message, and logs a traceback for a bug."""
     if isinstance(error, RecursionError):
@@ -703,7 +710,7 @@ def handle(kind, payload_json, progress=None):
             raise RequestError(f"unknown request type {kind!r}; known: {sorted(_HANDLERS)!r}")
         if payload_json and artifacts.json_depth(payload_json, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH:
             raise RequestError(f"the payload nests more than {MAX_PAYLOAD_DEPTH} levels deep; refused before parsing")
-        payload = json.loads(payload_json) if payload_json else {}
+        payload = json.loads(payload_json, parse_int=_payload_int) if payload_json else {}
         if not isinstance(payload, dict):
             raise RequestError(f"the payload must be a JSON object, got {type(payload).__name__}")
         result = handler(payload, progress)
