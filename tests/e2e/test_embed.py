@@ -104,6 +104,16 @@ class Host:
                 raise AssertionError(f"timed out after {timeout} ms: {what or expression}")
             time.sleep(0.1)
 
+    def settled_height(self, id_, quiet_ms=1500):
+        """The widget's height once no resize message has come for quiet_ms (the view has finished drawing)."""
+        count = -1
+        while True:
+            sizes = self.messages("resize", id_)
+            if len(sizes) == count:
+                return sizes[-1]["height"]
+            count = len(sizes)
+            self.page.wait_for_timeout(quiet_ms)
+
     def command(self, frame_selector, **fields):
         """Post a command to a widget frame, as a course page would."""
         self.page.evaluate(
@@ -420,8 +430,13 @@ def test_out_of_view_widget_gives_its_worker_back_and_restores(browser, site_url
         host.wait_message("state", "r", "m.step === 2")
         host.command("#w", action="step", step=4)
         host.wait_message("state", "r", "m.step === 4 && m.merged === 259")
+        height = host.settled_height("r")
         host.page.evaluate("window.scrollTo(0, 0)")
         expect(frame.locator("#embed")).to_have_attribute("data-state", "released", timeout=10_000)
+        # What was drawn stays (dimmed): the host page's layout does not jump while the widget is away.
+        expect(frame.locator("bpe-explorer-view")).to_contain_text("Step 4 of 8")
+        host.page.wait_for_timeout(500)
+        assert host.messages("resize", "r")[-1]["height"] == height, [m["height"] for m in host.messages("resize", "r")]
         count = len(host.messages("state", "r"))
         host.page.locator("#w").scroll_into_view_if_needed()
         expect(frame.locator("#embed")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
