@@ -18,9 +18,13 @@ Every message the widgets post to the page is recorded by an init script in
 the top frame (window.__bpe), with its origin.
 """
 
+import base64
+import html
 import json
 import re
 import time
+import zlib
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -473,6 +477,57 @@ def test_share_link_reopens_the_same_view(browser, site_url):
         assert again == first
     finally:
         context.close()
+
+
+def test_share_link_leaves_out_a_long_text_and_offers_it_as_a_file(browser, site_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
+    try:
+        page = context.new_page()
+        page.goto(site_url + "#/compare?panes=gpt2")
+        text_box = page.locator("#compare-text")
+        long_text = "Xin chào thế giới. " * 600
+        text_box.fill(long_text)
+        share = page.locator("bpe-share-link")
+        share.get_by_role("button", name="Copy link").click()
+        expect(share.get_by_role("status")).to_contain_text(
+            "Link copied. It leaves out the text (11,400 characters, too long for a link): download it")
+        link = share.get_attribute("data-href")
+        assert "#/compare?" in link and "panes=gpt2" in link and "text=" not in link
+        with page.expect_download() as download:
+            share.get_by_role("button", name="Download the text as a file").click()
+        assert Path(download.value.path()).read_text("utf-8") == long_text
+        # A short text travels in the link, and the link says it holds everything.
+        text_box.fill("Xin chào")
+        share.get_by_role("button", name="Copy link").click()
+        expect(share.get_by_role("status")).to_have_text("Link copied. It reopens exactly this view.")
+        assert "text=Xin%20ch%C3%A0o" in share.get_attribute("data-href")
+        expect(share.get_by_role("button", name="Download the text as a file")).to_be_hidden()
+        # "Copy embed code": an iframe for a course page, the text after "#".
+        share.get_by_role("button", name="Copy embed code").click()
+        snippet = page.evaluate("navigator.clipboard.readText()")
+        assert snippet.startswith(f'<iframe src="{site_url}embed.html?view=compare&amp;panes=gpt2')
+        assert '#text=Xin%20ch%C3%A0o" title="BPE Lab: compare"' in snippet and 'loading="lazy"' in snippet
+    finally:
+        context.close()
+
+
+def test_compressed_text_parameter(fresh_host, tiktoken_encoding):
+    """z= (deflate-raw + base64url), made here by zlib; and <bpe-lab> compresses a long text attribute itself."""
+    text = "Der schnelle braune Fuchs springt über den faulen Hund. " * 60 + "終わり"
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    z = base64.urlsafe_b64encode(packer.compress(text.encode()) + packer.flush()).decode().rstrip("=")
+    expected = tiktoken_encoding("cl100k_base").encode(text)
+    url = fresh_host.serve("z.html", f"""<!doctype html><title>z</title>
+<script src="{fresh_host.widget}/bpe-lab.js"></script>
+<iframe id="w" title="widget" style="width:900px;height:500px" src="{fresh_host.widget}/embed.html?view=encode&tok=cl100k&id=z#z={z}"></iframe>
+<bpe-lab id="el" view="encode" tok="cl100k" text="{html.escape(text)}"></bpe-lab>""")
+    fresh_host.page.goto(url)
+    for selector, id_ in (("#w", "z"), ("bpe-lab#el", "el")):
+        fresh_host.page.locator(selector).scroll_into_view_if_needed()
+        state = fresh_host.wait_message("state", id_, f"m.tokens === {len(expected)}", timeout=TRAIN_TIMEOUT_MS)
+        assert state["ids"] == expected, id_
+    assert "#z=" in fresh_host.page.locator("bpe-lab#el iframe").get_attribute("src")
 
 
 def test_embed_links_the_apps_stylesheets():
