@@ -124,6 +124,7 @@ export class ComparePane {
     this.status.classList.add("error");
     this.counts.replaceChildren();
     if (!result) this.policies.replaceChildren();
+    this.drawn = null;
     this.pager.hidden = true;
     this.display.render?.({ tokens: [], ids: [], groups: [], start: 0, stop: 0, total: 0 }, { whitespace: true });
     this.node.dataset.tokens = "";
@@ -148,6 +149,10 @@ export class ComparePane {
       item("bytes / token", ratio(c.bytes_per_token), "bytes_per_token"), item("characters / token", ratio(c.chars_per_token), "chars_per_token"),
       item("tokens / word", ratio(c.tokens_per_word), "tokens_per_word"));
     this.drawPager(result);
+    // Typing at the end of a long text leaves the drawn window as it was: then the DOM stays too.
+    const drawn = JSON.stringify([ws, result.start, result.tokens, result.groups]);
+    if (drawn === this.drawn) return;
+    this.drawn = drawn;
     this.display.render(result, { whitespace: ws });
     // Boundaries unlike the neighbouring pane (Python marked the tokens).
     result.tokens.forEach((token, i) => { if (token.differs) this.display.spanAt(result.start + i)?.classList.add("differs"); });
