@@ -328,6 +328,23 @@ def test_train_widget_reports_merges_and_retrains_on_text(fresh_host):
     assert state["vocab_size"] == 256 + state["merges"] + 1
 
 
+def test_start_on_click_shows_a_preview_until_clicked(fresh_host):
+    url = fresh_host.serve("click.html", f"""<!doctype html><title>click</title>
+<iframe id="w" title="widget" style="width:800px;height:400px"
+  src="{fresh_host.widget}/embed.html?view=compare&panes=o200k&start=click&theme=auto&id=c#text=Xin%20ch%C3%A0o"></iframe>""")
+    fresh_host.page.goto(url)
+    frame = fresh_host.page.frame_locator("#w")
+    expect(frame.get_by_role("heading", name="Compare tokenizers: “Xin chào”")).to_be_visible()
+    expect(frame.locator("html")).not_to_have_attribute("data-theme", re.compile("."))  # auto: the system decides
+    fresh_host.page.wait_for_timeout(1500)
+    assert fresh_host.messages("ready") == [], "start=click started Python without a click"
+    assert not any("pyodide" in url for url, _ in fresh_host.requests), "the preview loaded Python"
+    frame.get_by_role("button", name="Start the widget").click()
+    fresh_host.wait_message("ready", "c")
+    state = fresh_host.wait_message("state", "c", "m.panes && m.panes[0].tokens > 0")
+    assert state["panes"][0]["tokenizer"] == "o200k"
+
+
 def test_predict_mode_posts_answers(fresh_host):
     url = fresh_host.serve("predict.html", f"""<!doctype html><title>predict</title>
 <iframe id="w" title="widget" style="width:900px;height:900px"
