@@ -120,6 +120,13 @@ def test_hovering_a_token_highlights_its_id_and_back(site):
     page.locator("bpe-encode-view token-display .tk").first.focus()
     page.keyboard.press("ArrowRight")
     expect(page.locator("bpe-encode-view token-ids .tid.hl")).to_have_text("995")
+    # Enter on a token opens where it came from (the explorer's provenance dialog); Escape goes back.
+    page.keyboard.press("Enter")
+    dialog = page.locator("dialog.provenance-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Where this token came from")
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
 
 
 def train_on(site, text, hash_):
@@ -185,6 +192,9 @@ def test_vocabulary_search_by_text_hex_and_id_in_o200k(site, tiktoken_encoding):
     view.locator("button[type=submit]").click()
     expect(view.locator("tbody tr")).to_have_count(1)
     expect(view.locator("tbody tr td").nth(1)).to_have_text(enc.decode_single_token_bytes(24912).decode())
+    view.locator("tbody .tok-button").first.click()  # where it came from
+    expect(page.locator("dialog.provenance-dialog")).to_be_visible()
+    page.keyboard.press("Escape")
     # Paging through all 200,000 entries: the last page holds the special tokens.
     view.locator("button", has_text="List all").click()
     view.locator("input[type=number]").fill("2000")

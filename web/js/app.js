@@ -18,7 +18,7 @@ ui.share.append(share);
 
 const BOOT_NAMES = {
   config: "reading the build", runtime: "loading Python (Pyodide)", package: "loading the bpelab package",
-  import: "importing bpelab", snapshot: "restoring Python from a snapshot",
+  import: "importing bpelab",
 };
 const RUN_NAMES = { train: "training", export: "writing the files", import: "importing files", report: "measuring compression" };
 
@@ -34,7 +34,10 @@ const app = {
 
 store.addEventListener("boot", ({ detail }) => {
   app.bootTimes.push([detail.stage, Math.round(performance.now())]);
-  ui.status.textContent = `Starting Python… step ${detail.step} of ${detail.steps}: ${BOOT_NAMES[detail.stage] || detail.stage}`;
+  // On the snapshot path the runtime stage restores a saved Python; on a fallback it says why the snapshot was not used.
+  const name = detail.stage === "runtime" && detail.boot === "snapshot" ? "restoring Python from a snapshot"
+    : detail.reason ? `starting Python normally (${detail.reason})` : BOOT_NAMES[detail.stage] || detail.stage;
+  ui.status.textContent = `Starting Python… step ${detail.step} of ${detail.steps}: ${name}`;
   ui.bootProgress.value = detail.step - 1;
   ui.bootProgress.max = detail.steps;
 });
@@ -45,7 +48,8 @@ store.addEventListener("ready", ({ detail: { versions } }) => {
   ui.versions.textContent = `bpelab ${versions.bpelab} · Python ${versions.python} in Pyodide ${versions.pyodide} · Unicode ${versions.unicodedata}`;
   app.bootTimes.push(["ready", Math.round(performance.now())]);
   // worker-client may say how Python started: from a memory snapshot, or the full start-up.
-  const how = versions.boot === "snapshot" ? " from a snapshot" : versions.boot === "fallback" ? " (full start-up; the snapshot could not be used)" : "";
+  const how = versions.boot === "snapshot" ? " from a snapshot"
+    : versions.boot === "fallback" ? ` (full start-up${versions.boot_reason ? `: ${versions.boot_reason}` : ""})` : "";
   if (app.readyAt === undefined) {
     app.readyAt = performance.now();
     ui.status.textContent = `Python is ready${how} (${(app.readyAt / 1000).toFixed(1)} s)`;

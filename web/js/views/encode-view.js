@@ -9,6 +9,7 @@
 import { store } from "../store.js";
 import { el, fmt, show, hide } from "../dom.js";
 import "../components/token-display.js";
+import { showProvenance } from "../components/provenance.js";
 import { REFERENCES, tokenizerOptions, resolveTokenizer, loadingNote, loadSampleText } from "./tokenizer-choice.js";
 
 const POLICIES = {
@@ -60,6 +61,10 @@ class EncodeView extends HTMLElement {
       el("h3", { text: "Ids" }), ui.ids,
       el("p", { className: "hint legend", text: "⟨E1⟩ is a byte of a character that a token does not complete; a dashed box holds tokens that together make whole characters, shown first." })));
     ui.display.linkIds(ui.ids);
+    // Click or Enter on a token: where it came from (its merge tree).
+    ui.display.addEventListener("token-select", (event) => {
+      if (this.state.handle) showProvenance(store, this.state.handle, event.detail.id);
+    });
     ui.display.render({ start: 0, total: 0, tokens: [], ids: [], groups: [] });
     ui.tokenizer.addEventListener("change", () => { this.state.tok = ui.tokenizer.value; this.state.start = 0; this.update(); this.changed(); });
     ui.text.addEventListener("input", () => { this.state.start = 0; this.soon(); this.changed(); });
@@ -69,7 +74,7 @@ class EncodeView extends HTMLElement {
     }
     const refresh = () => { this.fillTokenizers(); };
     store.addEventListener("tokenizers", refresh);
-    store.addEventListener("trained", refresh);
+    store.addEventListener("trained", () => { refresh(); if (this.state.tok === "trained") this.update(); });
     store.addEventListener("ready", () => this.update());
     this.fillTokenizers();
     this.showPolicy();
@@ -146,6 +151,7 @@ class EncodeView extends HTMLElement {
       await store.ready;
       const { handle, info } = await resolveTokenizer(this.state.tok);
       ui.tokInfo.textContent = info;
+      this.state.handle = handle;
       model = await store.request("display", { handle, text, policy: this.state.policy, start: this.state.start, stop: this.state.start + WINDOW });
     } catch (error) {
       if (asked !== this.state.asked) return;

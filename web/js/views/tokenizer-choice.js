@@ -21,13 +21,16 @@ export function tokenizerOptions(wanted) {
   if (store.trained) {
     const info = store.tokenizers.get(store.trained);
     mine.push(el("option", { value: "trained", text: `Trained here (${fmt(info?.n_vocab ?? 0)} tokens)` }));
+  } else if (wanted === "trained") {
+    // A link to the trained tokenizer, opened before anything was trained: say so where it is chosen.
+    mine.push(el("option", { value: "trained", text: "Trained here (none yet: train one first)" }));
   }
   for (const info of imported()) mine.push(el("option", { value: info.handle, text: `Imported: ${info.name}` }));
   const options = [];
   if (mine.length) options.push(el("optgroup", { label: "Yours" }, ...mine));
   options.push(el("optgroup", { label: "OpenAI's" },
     ...Object.entries(REFERENCES).map(([value, ref]) => el("option", { value, text: ref.label }))));
-  const values = [...(store.trained ? ["trained"] : []), ...imported().map((i) => i.handle), ...Object.keys(REFERENCES)];
+  const values = [...(store.trained || wanted === "trained" ? ["trained"] : []), ...imported().map((i) => i.handle), ...Object.keys(REFERENCES)];
   const value = values.includes(wanted) ? wanted : store.trained && wanted !== DEFAULT_CHOICE && !REFERENCES[wanted] ? "trained" : REFERENCES[wanted] ? wanted : DEFAULT_CHOICE;
   return { options, value };
 }

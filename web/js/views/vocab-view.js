@@ -6,6 +6,7 @@
 import { store } from "../store.js";
 import { el, fmt, show, hide, bdi } from "../dom.js";
 import { partsNode } from "../components/token-display.js";
+import { showProvenance } from "../components/provenance.js";
 import { REFERENCES, tokenizerOptions, resolveTokenizer, loadingNote } from "./tokenizer-choice.js";
 
 const PER_PAGE = 100;
@@ -60,6 +61,7 @@ class VocabView extends HTMLElement {
     ui.jump.addEventListener("change", () => this.goPage(Number(ui.jump.value) - 1));
     const refresh = () => this.fillTokenizers();
     store.addEventListener("tokenizers", refresh);
+    store.addEventListener("trained", () => { refresh(); if (this.state.tok === "trained") { this.state.page = 0; this.update(); } });
     store.addEventListener("ready", () => this.update());
     this.fillTokenizers();
   }
@@ -123,6 +125,7 @@ class VocabView extends HTMLElement {
       await store.ready;
       const { handle, info } = await resolveTokenizer(this.state.tok);
       ui.tokInfo.textContent = info;
+      this.state.handle = handle;
       reply = await store.request("vocab", { handle, kind: query ? kind : "all", query, start: page * PER_PAGE, count: PER_PAGE });
     } catch (error) {
       if (asked !== this.state.asked) return;
@@ -155,11 +158,15 @@ class VocabView extends HTMLElement {
     ui.jump.max = String(pages);
     ui.body.replaceChildren(...reply.entries.map((entry) => el("tr", { dataset: { id: String(entry.id) } },
       el("td", { text: String(entry.id) }),
-      el("td", {}, partsNode(entry.parts, { special: entry.special }), entry.special ? el("span", { className: "meta", text: " special" }) : null),
+      el("td", {}, el("button", { type: "button", className: "tok-button", title: "Where this token came from",
+        onclick: () => showProvenance(store, this.state.handle, entry.id) }, partsNode(entry.parts, { special: entry.special })),
+        entry.special ? el("span", { className: "meta", text: " special" }) : null),
       el("td", { className: "hex", text: entry.hex }),
       el("td", { text: String(entry.bytes) }),
       el("td", { text: entry.pair ? `${entry.pair[0]} + ${entry.pair[1]}` : "—" }))));
     if (!reply.entries.length) ui.body.replaceChildren(el("tr", {}, el("td", { colspan: "5", text: "No entries." })));
+    // OpenAI's rank tables carry no merge list: a column of dashes would only be noise.
+    this.querySelector(".vocab-table").classList.toggle("no-pairs", !reply.entries.some((entry) => entry.pair));
   }
 }
 
