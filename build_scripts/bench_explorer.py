@@ -10,7 +10,9 @@ Prints, as a report (nothing is asserted; this is a benchmark, not a test):
 3. Chromium (the built site, Pyodide in a worker): training with and without
    records, then J jumps to random steps with the explorer's slider, each timed
    from the input event to the frame after the view shows the new step:
-   median and worst.
+   median and worst;
+4. Pyodide in a bare worker: training time and tracemalloc memory with and
+   without records.
 
 The text is the King James Bible from build_scripts/corpora.py (Debian's
 package, cached in .cache/corpora), cut to --chars characters; without it,
@@ -158,6 +160,47 @@ async ({text, vocab}) => {
 """
 
 
+# Runs in a bare Pyodide worker (bench.py's page script): record's time and memory inside Pyodide.
+_PYODIDE_PY = """
+import sys, json, time, tracemalloc
+sys.path.insert(0, "/home/pyodide/site")
+from bpelab import train
+
+def _bench(text, vocab_size):
+    out = {}
+    for record in (False, True):
+        started = time.perf_counter()
+        train(text, vocab_size=vocab_size, record=record)
+        out[str(record)] = {"s": time.perf_counter() - started}
+    for record in (False, True):  # memory in a second pass: tracemalloc slows Python down
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        result = train(text, vocab_size=vocab_size, record=record)
+        current, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        out[str(record)] |= {"kept": current - before, "peak": peak - before}
+        del result
+    return json.dumps(out)
+"""
+
+
+def pyodide_record(page, site, text, vocab):
+    """Training with and without records in a bare Pyodide worker: seconds, peak and kept memory."""
+    spec = importlib.util.spec_from_file_location("bpelab_bench", ROOT / "build_scripts" / "bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    package = json.loads((site / "build.json").read_text())["package_file"]
+    script = bench._PAGE_JS.replace("${origin}/py/bpelab.zip", "${origin}/" + package)
+    result = page.evaluate(script, {"text": text, "vocabSize": vocab, "repeat": 1, "code": _PYODIDE_PY, "timeoutMs": 900_000})
+    if "error" in result:
+        return {"error": result["error"]}
+    run = result["runs"][0]
+    plain, recorded = run["False"], run["True"]
+    return {"train_plain_s": plain["s"], "train_record_s": recorded["s"], "record_time_ratio": recorded["s"] / plain["s"],
+            "peak_plain_mib": plain["peak"] / 2**20, "peak_record_mib": recorded["peak"] / 2**20,
+            "kept_plain_mib": plain["kept"] / 2**20, "kept_record_mib": recorded["kept"] / 2**20}
+
+
 def chromium(text, vocab, jumps, log):
     from playwright.sync_api import expect, sync_playwright
     from site_harness import CHROMIUM, CHROMIUM_ARGS
@@ -176,7 +219,16 @@ def chromium(text, vocab, jumps, log):
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(url) else r.abort())
+                def route(route_):
+                    if route_.request.url == url + "__bench__.html":  # a page without the site's CSP, for a blob: worker
+                        route_.fulfill(status=200, content_type="text/html; charset=utf-8",
+                                       body="<!doctype html><meta charset=utf-8><title>bench</title>")
+                    elif route_.request.url.startswith(url):
+                        route_.continue_()
+                    else:
+                        route_.abort()
+
+                page.route("**/*", route)
                 page.goto(url + "#/explore")
                 expect(page.locator("#app")).to_have_attribute("data-state", "ready", timeout=120_000)
                 expect(page.locator("bpe-explorer-view")).to_have_attribute("data-state", "empty", timeout=60_000)
@@ -189,6 +241,9 @@ def chromium(text, vocab, jumps, log):
                 ks = [rng.randrange(opened["steps"] + 1) for _ in range(jumps)]
                 log(f"[bench] Chromium: {jumps} jumps to random steps")
                 times = page.evaluate(_JUMPS_JS, {"ks": ks})
+                log("[bench] Pyodide: training with and without records, time and memory (tracemalloc)")
+                page.goto(url + "__bench__.html")
+                inside = pyodide_record(page, site, text, vocab)
                 browser.close()
         finally:
             server.shutdown()
@@ -198,6 +253,7 @@ def chromium(text, vocab, jumps, log):
         "explorer_open_s": opened["ms"] / 1000, "steps": opened["steps"],
         "jump_median_ms": statistics.median(times), "jump_worst_ms": max(times),
         "jump_p90_ms": sorted(times)[int(0.9 * (len(times) - 1))], "jumps": len(times),
+        "jump_ms": [round(t) for t in times], "pyodide": inside,
     }
 
 
@@ -231,6 +287,13 @@ def main(argv=None):
               f"the explorer's own run to step 0: {b['explorer_open_s']:.2f} s")
         print(f"Chromium jumps     {b['jumps']} random steps of {b['steps']}: median {b['jump_median_ms']:.0f} ms, "
               f"90th percentile {b['jump_p90_ms']:.0f} ms, worst {b['jump_worst_ms']:.0f} ms (input to painted frame)")
+        y = b["pyodide"]
+        if "error" in y:
+            print(f"Pyodide  record    not measured: {y['error']}")
+        else:
+            print(f"Pyodide  training  {y['train_plain_s']:.2f} s plain, {y['train_record_s']:.2f} s recorded (x{y['record_time_ratio']:.2f}); "
+                  f"peak memory {y['peak_plain_mib']:.1f} MiB plain, {y['peak_record_mib']:.1f} MiB recorded; "
+                  f"kept {y['kept_plain_mib']:.1f} MiB plain, {y['kept_record_mib']:.1f} MiB recorded")
     print(json.dumps(report, indent=1))
 
 
