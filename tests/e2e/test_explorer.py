@@ -191,6 +191,26 @@ def test_clicking_a_token_in_the_text(explorer):
     page.keyboard.press("Escape")
 
 
+def test_trace_under_cl100k_names_the_pattern_alternative(explorer):
+    """A reference tokenizer (no counts): why 12345678 becomes 123 456 78 under cl100k_base."""
+    page = explorer.page
+    view = page.locator("bpe-explorer-view")
+    trained = page.locator("#explorer-tokenizer option", has_text="(trained").first.get_attribute("value")
+    page.locator("#explorer-tokenizer").select_option("ref:cl100k")
+    expect(page.locator(".explorer-summary")).to_contain_text("Step 0 of 100,000", timeout=TRAIN_TIMEOUT_MS)
+    expect(view).to_have_attribute("data-state", "ready")
+    page.locator("#explorer-trace-text").fill("12345678")
+    pieces = page.locator(".trace-piece")
+    expect(pieces).to_have_count(3)
+    for i, digits in enumerate(["123", "456", "78"]):
+        expect(pieces.nth(i).locator(".trace-piece-head")).to_have_text(digits)
+        expect(pieces.nth(i).locator(".trace-cut")).to_have_text(
+            "cut by alternative 3: \\p{N}{1,3}+ — 1 to 3 digits: longer numbers are cut every three digits")
+    expect(page.locator(".explorer-next")).to_contain_text("not trained here")
+    page.locator("#explorer-tokenizer").select_option(trained)
+    expect(page.locator(".explorer-summary")).to_contain_text("Step 0 of 8")
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_axe_audit(explorer, theme):
     """No serious or critical axe-core violations on the explorer, light and dark."""

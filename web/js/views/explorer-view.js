@@ -4,7 +4,7 @@
 // updates its nodes in place when the step changes.
 //
 // Params (#/explore?…): step, predict ("1"), autoplay ("1"), speed (steps per second), at (the window's first
-// character), trace (the trace box's text); and, when the view trains for itself (a link or the
+// character), trace (the trace box's text), tok (gpt2 | cl100k | o200k: OpenAI's tokenizer); and, when the view trains for itself (a link or the
 // embed), sample or text with the training settings' short keys (settings.js).
 // Events: bpe-params; bpe-state {view: "explorer", step, steps, and for step >= 1 pair, merged,
 // count, tokens}; bpe-answer {step, correct} in predict mode.
@@ -12,13 +12,12 @@
 import { store } from "../store.js";
 import { el } from "../dom.js";
 import { ownParams, trainOwn } from "./explorer-train.js";
-import { StepRender } from "./explorer-render.js";
-import { TextWindow } from "./explorer-window.js";
-import { TraceBox } from "./explorer-trace.js";
+import { buildExplorer } from "./explorer-build.js";
 import { showProvenance } from "../components/provenance.js";
 
 const WINDOW = 1500;  // characters of the training text drawn at once
 const TEXT_IN_LINK_MAX = 1000;  // as train-form.js
+const REFERENCES = [["gpt2", "GPT-2"], ["cl100k", "cl100k_base"], ["o200k", "o200k_base"]];
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
 const CACHE = 64;  // step views kept, for stepping back and forth
 
@@ -66,49 +65,7 @@ class ExplorerView extends HTMLElement {
   }
 
   build() {
-    const ui = this.ui = {};
-    ui.select = el("select", { id: "explorer-tokenizer", onchange: () => this.use(ui.select.value, 0) });
-    ui.source = el("span", { className: "meta" });
-    ui.example = el("button", { type: "button", className: "primary", onclick: () => this.workedExample() }, "Explore the worked example (seed 003)");
-    ui.empty = el("div", { className: "explorer-empty", hidden: true },
-      el("p", {}, "Train a tokenizer in the Train view first, then come back here to watch it learn one merge at a time. Or:"), ui.example);
-    ui.status = el("p", { className: "meta", role: "status" });
-    const button = (label, aria, onclick) => el("button", { type: "button", className: "secondary", "aria-label": aria, onclick }, label);
-    ui.first = button("⇤ First", "First step (Home)", () => this.go(0));
-    ui.back = button("◀ Back", "Step back (left arrow)", () => this.go(this.k - 1));
-    ui.play = el("button", { type: "button", className: "primary", "aria-pressed": "false", onclick: () => this.toggle() }, "▶ Play");
-    ui.forward = button("Forward ▶", "Step forward (right arrow)", () => this.go(this.k + 1));
-    ui.last = button("Last ⇥", "Last step (End)", () => this.go(this.steps));
-    ui.slider = el("input", { type: "range", id: "explorer-step", min: "0", max: "0", value: "0", step: "1" });
-    ui.slider.addEventListener("input", () => this.go(Number(ui.slider.value)));
-    ui.out = el("output", { for: "explorer-step", className: "step-out" }, "0 of 0");
-    ui.speed = el("select", { id: "explorer-speed", onchange: () => { this.speed = Number(ui.speed.value); this.changed(); } },
-      SPEEDS.map((s) => el("option", { value: String(s) }, `${s} per second`)));
-    ui.predict = el("input", { type: "checkbox", id: "explorer-predict", onchange: () => this.setPredict(ui.predict.checked) });
-    ui.useStep = el("button", { type: "button", className: "link", onclick: () => this.useStepElsewhere() }, "Use this step in Encode and Compare");
-    ui.answer = el("p", { className: "predict-answer", "aria-live": "polite", hidden: true });
-    ui.controls = el("div", { className: "explorer-controls", role: "group", "aria-label": "Step through training" },
-      el("div", { className: "row wrap" }, ui.first, ui.back, ui.play, ui.forward, ui.last),
-      el("div", { className: "row wrap slider-row" }, el("label", { for: "explorer-step" }, "Step"), ui.slider, ui.out),
-      el("div", { className: "row wrap" }, el("label", { for: "explorer-speed" }, "Speed"), ui.speed,
-        el("label", { className: "radio" }, ui.predict, " Predict mode: guess each merge before it is shown"), ui.useStep));
-    ui.keys = el("p", { className: "hint shortcuts" },
-      "Keys: ← and → step back and forward, Home and End go to the first and last step, Space plays or pauses, P turns predict mode on or off. "
-      + "In the text, ← and → move between tokens and Enter shows where one came from.");
-    this.render = new StepRender({ onPick: (row) => this.guess(row), onToken: (id) => this.provenance(id) });
-    this.window = new TextWindow({ size: WINDOW, onSelect: (id) => this.provenance(id), onMove: (start) => { this.at = start; this.go(this.k, { force: true }); this.changed(); } });
-    this.trace = new TraceBox({
-      request: (text, atStep) => store.request("explore_trace", { handle: this.handle, text, merges: atStep ? this.k : null }),
-      onToken: (id) => this.provenance(id), onChange: () => this.changed(),
-    });
-    ui.main = el("div", { className: "explorer-main", hidden: true },
-      ui.controls, ui.keys, ui.answer, this.render.summary, this.render.stats,
-      el("div", { className: "explorer-grid" }, this.render.nextSection, this.render.mergeSection),
-      this.window.node);
-    this.append(el("section", { className: "panel explorer", "aria-labelledby": "explorer-title" },
-      el("h2", { id: "explorer-title" }, "Merge explorer"),
-      el("p", { className: "row wrap explorer-source" }, el("label", { for: "explorer-tokenizer" }, "Tokenizer"), ui.select, ui.source),
-      ui.status, ui.empty, ui.main), this.trace.node);
+    buildExplorer(this, WINDOW, SPEEDS);
     this.dataset.state = "empty";
   }
 
@@ -123,6 +80,8 @@ class ExplorerView extends HTMLElement {
     if (this.speed !== 2) out.speed = String(this.speed);
     if (this.at) out.at = String(this.at);
     if (this.trace.text !== "lowest") out.trace = this.trace.text;
+    const info = this.handle && store.tokenizers.get(this.handle);
+    if (info && info.reference) out.tok = info.reference;
     return out;
   }
 
@@ -137,6 +96,7 @@ class ExplorerView extends HTMLElement {
     try {
       let handle;
       if (params.sample !== undefined || params.text !== undefined) handle = await this.trainFrom(params);
+      else if (REFERENCES.some(([name]) => name === params.tok)) handle = await store.reference(params.tok);
       else handle = store.trained || store.current || (this.handle && store.tokenizers.has(this.handle) ? this.handle : null);
       if (!handle) return this.showEmpty();
       await this.use(handle, step);
@@ -194,10 +154,30 @@ class ExplorerView extends HTMLElement {
   }
 
   fillSelect() {
-    const options = [...store.tokenizers.values()].map((t) =>
+    const known = [...store.tokenizers.values()];
+    const options = known.map((t) =>
       el("option", { value: t.handle }, `${t.name} (${t.source}, ${t.n_merges.toLocaleString("en-US")} merges)`));
+    // OpenAI's tokenizers, loaded when picked: their merges, provenance and the trace (no counts).
+    const loaded = new Set(known.map((t) => t.reference).filter(Boolean));
+    for (const [name, label] of REFERENCES) {
+      if (!loaded.has(name)) options.push(el("option", { value: `ref:${name}` }, `${label} (reference, loads when picked)`));
+    }
     this.ui.select.replaceChildren(...options);
     if (this.handle) this.ui.select.value = this.handle;
+  }
+
+  /** A tokenizer picked in the list: a handle, or "ref:<name>" for a reference not loaded yet. */
+  async choose(value) {
+    try {
+      if (value.startsWith("ref:")) {
+        this.setState("loading", `Loading ${value.slice(4)}…`);
+        value = await store.reference(value.slice(4));
+      }
+      await this.use(value, 0);
+      this.changed();
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   /** Show tokenizer `handle` from step k. */
