@@ -423,3 +423,48 @@ def test_make_aligned_reads_sections_and_drops_screens(tmp_path):
     assert not make_aligned.translated(english, english, None)
     assert make_aligned.translated(["Заголовок", "Немного текста"], english, "CYRILLIC")
     assert not make_aligned.translated(["Заголовок"], english, "CYRILLIC")  # paragraphs must align
+
+
+def test_incremental_encoding_equals_a_whole_encode(refs, aligned):
+    """Edits anywhere in a long text: the cache re-encodes a tail, and the ids are always a whole encode's."""
+    import random
+
+    from bpelab import compare
+
+    _index, texts = aligned
+    base = "\n\n".join(t for _c, _n, t in texts)[:12_000] + " Hello<|endoftext|> world  \u3000 end"
+    rng = random.Random(14)
+    inserts = [" ", "a", "  ", "\n", "ế", "'s", "12345", "<|endoftext|>", "🙂", "x y", "\u00a0"]
+    tokenizers = dict(refs, trained=train(base[:3_000], num_merges=60, special_tokens=("<|endoftext|>",)).tokenizer)
+    for key, tok in tokenizers.items():
+        for policy in ("text", "allow"):
+            cache = EncodingCache()
+            text = base
+            cache.get(key, tok, text, policy)
+            reused = 0
+            for _ in range(25):
+                at = rng.randrange(len(text))
+                if rng.random() < 0.3:
+                    text = text[:at] + text[at + rng.randrange(1, 5):]
+                else:
+                    text = text[:at] + rng.choice(inserts) + text[at:]
+                previous = cache._entries[key, policy]
+                reused += compare._reencode_tail(tok, previous[:1] + previous[1:], text, policy) is not None
+                ids, ends = cache.get(key, tok, text, policy)
+                whole = compare.encode(tok, text, policy)
+                assert ids == whole, (key, policy, at)
+                assert ends == boundaries(tok, whole)
+            assert policy == "allow" or reused > 10  # the fast path does run (allow: the text holds a special)
+
+
+def test_window_memo_never_keeps_stale_marks_or_spans(refs):
+    """A reused window model gets the new neighbour's marks, and new spans when text before it changed."""
+    cache = EncodingCache()
+    gpt2 = ("g", "gpt2", refs["gpt2"])
+    first = compare_panes([gpt2, ("o", "o200k_base", refs["o200k"])], XIN_CHAO, cache=cache)["panes"][0]
+    same = compare_panes([gpt2, ("g2", "gpt2", refs["gpt2"])], XIN_CHAO, cache=cache)["panes"][0]
+    assert any(first["differs"]) and not any(same["differs"])
+    assert not any(t.get("differs") for t in same["tokens"])
+    shifted = compare_panes([gpt2], "Ah " + XIN_CHAO, windows=[[2, 6]], cache=cache)["panes"][0]
+    fresh = compare_panes([gpt2], "Ah " + XIN_CHAO, windows=[[2, 6]])["panes"][0]
+    assert shifted["tokens"] == fresh["tokens"] and shifted["start"] == fresh["start"]

@@ -22,7 +22,7 @@ from functools import partial
 from itertools import accumulate, repeat
 from operator import add
 
-from . import display
+from . import display, pretokenize
 from .ranks import bpe_parts
 
 # Seed 003 draws whitespace this way; other control characters are byte chips already.
@@ -187,6 +187,7 @@ class EncodingCache:
 
     def __init__(self):
         self._entries = {}  # (key, policy) -> (text, ids, ends)
+        self.windows = {}  # (key, policy) -> window_model's memo
 
     def get(self, key, tokenizer, text, policy):
         hit = self._entries.get((key, policy))
@@ -197,8 +198,12 @@ class EncodingCache:
             ids = list(text.encode("utf-8"))
             ends = list(range(1, len(ids) + 1))
         else:
-            ids = encode(tokenizer, text, policy)
-            ends = boundaries(tokenizer, ids)
+            got = _reencode_tail(tokenizer, hit, text, policy) if hit is not None else None
+            if got is None:
+                ids = encode(tokenizer, text, policy)
+                ends = boundaries(tokenizer, ids)
+            else:
+                ids, ends = got
         self._entries[key, policy] = (text, ids, ends)
         return ids, ends
 
@@ -206,6 +211,71 @@ class EncodingCache:
         """Forget the tokenizers no pane shows any more."""
         for cache_key in [k for k in self._entries if k[0] not in keys]:
             del self._entries[cache_key]
+            self.windows.pop(cache_key, None)
+
+
+_SPACE_CHARS = getattr(pretokenize, "_SPACE_CHARS", frozenset())
+_TAIL_MIN = 2_000  # characters: below this a whole encode is as quick as finding what to keep
+
+
+def _common_prefix(a, b):
+    """The length of the longest common prefix of two strings (slice comparisons run in C).
+
+    >>> _common_prefix("abcd", "abxd"), _common_prefix("ab", "abc"), _common_prefix("", "a")
+    (2, 2, 0)
+    """
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while hi - lo > 1:  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+        mid = (lo + hi) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _last_cut(text, position):
+    """The last cut point at or before `position`, or 0: a space whose previous character is not whitespace.
+
+    pretokenize.py's built-in patterns split the text on both sides of a cut
+    point exactly as inside the whole text (see `Pretokenizer.segments`).
+
+    >>> _last_cut("ab cd  ef", 8), _last_cut("ab cd", 1)
+    (5, 0)
+    """
+    j = text.rfind(" ", 1, position + 1)
+    while j > 0 and (text[j - 1].isspace() or text[j - 1] in _SPACE_CHARS):
+        j = text.rfind(" ", 1, j)
+    return max(j, 0)
+
+
+def _reencode_tail(tokenizer, previous, text, policy):
+    """(ids, ends) of text, re-encoding only from the last cut point before the first changed character.
+
+    `previous` is the cache entry (text, ids, ends) of the same tokenizer and
+    policy. None when that saves nothing or is not safe: a pre-tokenizer
+    without cut points (bytes, custom patterns) or a special token's spelling
+    that the policy does not treat as plain text.
+    """
+    old_text, old_ids, old_ends = previous
+    if len(text) < _TAIL_MIN or not tokenizer.pretokenizer.chunkable:
+        return None
+    if policy != "text" and tokenizer.special_tokens and tokenizer._special_pattern.search(text):
+        return None
+    same = _common_prefix(old_text, text)
+    cut = _last_cut(text, min(same, len(text)) - 1)
+    if cut == 0:
+        return None
+    start = len(text[:cut].encode("utf-8"))
+    kept = bisect_left(old_ends, start) + 1
+    if kept > len(old_ends) or old_ends[kept - 1] != start:
+        return None  # not a token boundary of the old encoding: something unforeseen; encode it all
+    tail = encode(tokenizer, text[cut:], policy)
+    ends = old_ends[:kept]
+    ends += map(add, boundaries(tokenizer, tail), repeat(start))
+    return old_ids[:kept] + tail, ends
 
 
 _PLAIN = weakref.WeakKeyDictionary()  # tokenizer -> whether it is plain bytes
@@ -228,14 +298,16 @@ def _at_character(whole, offset):
     return offset >= len(whole) or not 0x80 <= whole[offset] <= 0xBF
 
 
-def window_model(tokenizer, ids, ends, whole, start, stop, counts):
+def window_model(tokenizer, ids, ends, whole, start, stop, counts, memo=None):
     """display.py's model of tokens start..stop-1 of a long encoding, in time for the window only.
 
     display.display_ids walks every token; here it sees only the window,
     widened to whole characters, and the fields that depend on the rest
     (start, stop, total, spans, group positions, counts) are shifted back to
     the whole text. Group numbers are unique within the window.
-    `whole` is the text as UTF-8; `counts` the whole text's counts.
+    `whole` is the text as UTF-8; `counts` the whole text's counts. `memo`, a
+    dict kept per pane, returns the last model again when its window holds the
+    same tokens at the same place (typing further down a long text).
     """
     total = len(ids)
     lo = min(start, total)
@@ -246,8 +318,12 @@ def window_model(tokenizer, ids, ends, whole, start, stop, counts):
         hi += 1
     first = ends[lo - 1] if lo else 0
     last = ends[hi - 1] if hi else 0
-    model = display.display_ids(tokenizer, ids[lo:hi], text=whole[first:last].decode("utf-8"))
     chars_before = len(whole[:first].decode("utf-8"))
+    window_ids = ids[lo:hi]
+    memo_key = (lo, first, chars_before, window_ids)
+    if memo is not None and memo.get("key") == memo_key:
+        return dict(memo["model"], total=total, counts=counts)
+    model = display.display_ids(tokenizer, window_ids, text=whole[first:last].decode("utf-8"))
     for token in model["tokens"]:
         token["span"] = [token["span"][0] + chars_before, token["span"][1] + chars_before]
         token["group"] += lo
@@ -256,6 +332,8 @@ def window_model(tokenizer, ids, ends, whole, start, stop, counts):
         group["start"] += lo
         group["stop"] += lo
     model.update(start=lo, stop=hi, total=total, counts=counts)
+    if memo is not None:
+        memo.update(key=memo_key, model=model)
     return model
 
 
@@ -320,7 +398,7 @@ def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_lim
         ids, ends = got
         window = windows[index] if index < len(windows) and windows[index] else [0, WINDOW]
         model = window_model(tokenizer, ids, ends, whole, window[0], window[1],
-                             _counts(text_counts, ids, tokenizer, policy))
+                             _counts(text_counts, ids, tokenizer, policy), cache.windows.setdefault((key, policy), {}))
         pane.update(model)
         pane["error"] = None
         pane["ids_all"] = list(ids) if len(ids) <= ids_limit else None
@@ -338,9 +416,11 @@ def compare_panes(panes, text, policy="raise", windows=None, cache=None, ids_lim
             # Counting over a whole long text costs more than the rest of a keystroke: up to a limit only.
             small = max(len(ends), len(other_ends)) <= COUNT_LIMIT
             pane["n_differs"] = differing_count(ends, other_ends) if small else None
-            for token, flag in zip(model["tokens"], pane["differs"]):
-                if flag:
-                    token["differs"] = True  # the token display marks it
+        for token, flag in zip(model["tokens"], pane["differs"]):
+            if flag:
+                token["differs"] = True  # the token display marks it
+            else:
+                token.pop("differs", None)  # a model from the memo may carry an old mark
         out.append(pane)
     return {**text_counts, "policy": policy, "panes": out}
 
