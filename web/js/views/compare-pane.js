@@ -84,6 +84,8 @@ export class ComparePane {
     this.title.title = paneLabel(spec);
     this.kind.setAttribute("aria-label", `Tokenizer of pane ${paneName(spec)}`);
     this.remove.setAttribute("aria-label", `Remove the ${paneName(spec)} pane`);
+    this.display.setAttribute("aria-label", `Tokens of ${paneName(spec)}`);
+    this.ids.setAttribute("aria-label", `Token ids of ${paneName(spec)}`);
     this.window = null;
     if (!silent) this.hooks.onSpec(this, spec);
   }

@@ -13,7 +13,7 @@
 import { store } from "../store.js";
 import { el, count } from "../dom.js";
 import { ComparePane } from "./compare-pane.js";
-import { DEFAULT_PANES, MAX_PANES, PaneError, parseSpec, paneName, resolveSpec } from "./compare-specs.js";
+import { DEFAULT_PANES, MAX_PANES, PaneError, parseSpec, paneLabel, paneName, resolveSpec } from "./compare-specs.js";
 import { buildPolicyControls, copyLines, drawMergeDiff, LanguagePanel } from "./compare-extra.js";
 
 const POLICIES = ["raise", "allow", "text"];
@@ -50,7 +50,7 @@ class CompareView extends HTMLElement {
     this.wsBox = el("input", { type: "checkbox", id: "compare-ws", checked: true,
       onchange: () => { this.ws = this.wsBox.checked; this.redraw(); this.paramsChanged(); } });
     this.addKind = el("select", { id: "compare-add-kind", "aria-label": "Tokenizer for a new pane" },
-      ["gpt2", "cl100k", "o200k", "bytes", "trained", "imported"].map((s) => el("option", { value: s, text: paneName(s) })));
+      ["gpt2", "cl100k", "o200k", "bytes", "trained", "imported"].map((s) => el("option", { value: s, text: paneLabel(s) })));
     this.addButton = el("button", { type: "button", className: "secondary", id: "compare-add", text: "Add pane", onclick: () => this.addPane(this.addKind.value) });
     this.copyButton = el("button", { type: "button", className: "secondary", id: "compare-copy", text: "Copy as text", onclick: () => this.copy() });
     this.copyStatus = el("span", { className: "meta", role: "status", id: "compare-copy-status" });
