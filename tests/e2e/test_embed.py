@@ -345,6 +345,17 @@ def test_start_on_click_shows_a_preview_until_clicked(fresh_host):
     assert state["panes"][0]["tokenizer"] == "o200k"
 
 
+def test_compare_with_trained_panes_trains_on_its_own_text(fresh_host):
+    """Seed 003's corpus is 95 bytes: 77 tokens after 2 merges, 40 after all 8 (bpelab's train token_counts)."""
+    url = fresh_host.serve("trained.html", f"""<!doctype html><title>trained</title>
+<iframe id="w" title="widget" style="width:1000px;height:700px"
+  src="{fresh_host.widget}/embed.html?view=compare&panes=bytes,trained@2,trained&sample=seed003-low-lower&id=tr"></iframe>""")
+    fresh_host.page.goto(url)
+    fresh_host.wait_message("ready", "tr", timeout=TRAIN_TIMEOUT_MS)
+    state = fresh_host.wait_message("state", "tr", "m.panes && m.panes.length === 3 && m.panes.every((p) => p.tokens > 0)")
+    assert [(p["tokenizer"], p["tokens"]) for p in state["panes"]] == [("bytes", 95), ("trained@2", 77), ("trained", 40)]
+
+
 def test_predict_mode_posts_answers(fresh_host):
     url = fresh_host.serve("predict.html", f"""<!doctype html><title>predict</title>
 <iframe id="w" title="widget" style="width:900px;height:900px"

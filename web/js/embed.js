@@ -170,6 +170,7 @@ async function mount(name, params) {
   ui.mount.append(next);
   ui.preview.hidden = true; // the view has its own heading; the status line says what is loading
   setState("booting", `Preparing the ${VIEW_TITLES[name].toLowerCase()}…`);
+  await ensureTrained(name, params);
   await next.applyParams(params);
   updateOpenLink();
 }
@@ -187,6 +188,19 @@ function onAnswer(event) {
   if (event.target !== view) return;
   const { step, correct } = event.detail || {};
   host.post({ type: "answer", step, correct });
+}
+
+/**
+ * Compare's trained panes and encode's tok=trained need a tokenizer trained here: the app has its
+ * Train view for that, the widget trains on its own text (or sample) with its settings, once per Python.
+ */
+async function ensureTrained(name, params) {
+  const wanted = (name === "compare" && /(^|,)trained(@\d+)?(,|$)/.test(params.panes || ""))
+    || (name === "encode" && params.tok === "trained");
+  if (!wanted || (store.trained && store.tokenizers.has(store.trained))) return;
+  const { ownParams, trainOwn } = await import("./views/explorer-train.js");
+  setState("booting", "Training the tokenizer on this text…");
+  await trainOwn(ownParams(params), (text) => setState("booting", text));
 }
 
 /** "Open in BPE Lab": the app at the same view and state, in a new tab. */
@@ -257,6 +271,7 @@ async function restore() {
   setState("booting", "Restarting Python…");
   try {
     await store.start();
+    await ensureTrained(viewName, saved);
     await view.applyParams(saved);
   } catch (error) {
     fail(`The widget could not restart: ${error.message || error}`);
