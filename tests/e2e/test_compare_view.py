@@ -276,3 +276,23 @@ def test_trained_pane_follows_a_new_training_run(compare):
     site.set_hash("#/compare?panes=trained,bytes&policy=raise&ws=1&text=abab%20cdcd")
     settled(site)
     expect(pane(site, "trained")).to_have_attribute("data-tokens", "7")  # merge cd only: a b a b ␣ cd cd
+
+
+def test_trained_token_detail_opens_its_provenance(compare):
+    """A merged token of a trained pane: rank and parents, and the explorer's provenance dialog."""
+    site = compare
+    site.set_hash("#/train?size=265&pre=gpt2&tie=greater&mode=vocab")
+    site.page.wait_for_timeout(300)
+    site.set_text(SEED003_CORPUS)
+    site.train_and_wait()
+    open_compare(site, "panes=trained,gpt2&policy=raise&ws=1&text=%20newest")
+    trained = pane(site, "trained")
+    expect(trained).to_have_attribute("data-tokens", "1")
+    trained.locator("token-display .tk[data-index='0']").click()
+    detail = trained.locator(".pane-detail")
+    expect(detail.locator("dd")).to_have_text(["263", "20 6E 65 77 65 73 74", "␣newest", "7"])  # seed 003: merge 8, id 263
+    expect(detail).to_contain_text("made by merging")
+    detail.get_by_role("button", name="Where it came from…").click()
+    dialog = site.page.locator("dialog.provenance-dialog")
+    expect(dialog).to_be_visible()
+    site.page.keyboard.press("Escape")

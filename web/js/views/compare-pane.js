@@ -184,7 +184,7 @@ export class ComparePane {
   }
 
   /** The focused token's detail: id, bytes in hex, merge parents and rank. */
-  showDetail(detail) {
+  showDetail(detail, { provenance = null } = {}) {
     if (!detail) { this.detail.replaceChildren(); return; }
     const rows = [
       ["id", fmt(detail.id)], ["bytes (hex)", detail.hex], ["token", detail.label],
@@ -195,7 +195,8 @@ export class ComparePane {
         el("code", { text: detail.parents[1].label }), ` (id ${fmt(detail.parents[1].id)})`)
       : null;
     this.detail.replaceChildren(el("h4", { text: `Token ${fmt(detail.id)}` }),
-      el("dl", { className: "detail-list" }, rows.map(([k, v]) => el("div", {}, el("dt", { text: k }), el("dd", { text: v })))), parents);
+      el("dl", { className: "detail-list" }, rows.map(([k, v]) => el("div", {}, el("dt", { text: k }), el("dd", { text: v })))), parents,
+      provenance && detail.parents ? el("button", { type: "button", className: "secondary", text: "Where it came from…", onclick: provenance }) : null);
   }
 }
 

@@ -14,6 +14,7 @@ import { store } from "../store.js";
 import { el, count } from "../dom.js";
 import { ComparePane } from "./compare-pane.js";
 import { DEFAULT_PANES, MAX_PANES, PaneError, parseSpec, paneLabel, paneName, resolveSpec } from "./compare-specs.js";
+import { showProvenance } from "../components/provenance.js";
 import { buildPolicyControls, copyLines, drawMergeDiff, LanguagePanel } from "./compare-extra.js";
 
 const POLICIES = ["raise", "allow", "text"];
@@ -195,8 +196,12 @@ class CompareView extends HTMLElement {
 
   async focusToken(pane, index, id) {
     if (!pane.handle) return;
+    // A token of the trained tokenizer (at any k: the ids are the same) can show its training history (E's dialog).
+    const kind = parseSpec(pane.spec)?.kind;
+    const trained = store.trained;
+    const provenance = (kind === "trained" || kind === "trainedAt") && trained ? () => showProvenance(store, trained, id) : null;
     try {
-      pane.showDetail(await store.request("token_detail", { handle: pane.handle, id }));
+      pane.showDetail(await store.request("token_detail", { handle: pane.handle, id }), { provenance });
     } catch (error) {
       pane.detail.textContent = error.message;
     }
