@@ -468,3 +468,14 @@ def test_window_memo_never_keeps_stale_marks_or_spans(refs):
     shifted = compare_panes([gpt2], "Ah " + XIN_CHAO, windows=[[2, 6]], cache=cache)["panes"][0]
     fresh = compare_panes([gpt2], "Ah " + XIN_CHAO, windows=[[2, 6]])["panes"][0]
     assert shifted["tokens"] == fresh["tokens"] and shifted["start"] == fresh["start"]
+
+
+def test_two_panes_of_one_tokenizer_keep_their_own_marks(refs):
+    """o200k | gpt2 | gpt2: the middle pane is marked against o200k, the last (same as its neighbour) not at all."""
+    panes = [("o", "o200k_base", refs["o200k"]), ("g", "gpt2", refs["gpt2"]), ("g", "gpt2", refs["gpt2"])]
+    cache = EncodingCache()
+    for _ in range(2):  # the second time the window models come from the memo
+        _o, middle, last = compare_panes(panes, XIN_CHAO, cache=cache)["panes"]
+        assert any(t.get("differs") for t in middle["tokens"]) and middle["differs"] == [
+            bool(t.get("differs")) for t in middle["tokens"]]
+        assert not any(t.get("differs") for t in last["tokens"])

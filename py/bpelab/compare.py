@@ -322,7 +322,8 @@ def window_model(tokenizer, ids, ends, whole, start, stop, counts, memo=None):
     window_ids = ids[lo:hi]
     memo_key = (lo, first, chars_before, window_ids)
     if memo is not None and memo.get("key") == memo_key:
-        return dict(memo["model"], total=total, counts=counts)
+        # Fresh token dicts: the caller marks them, and two panes of one tokenizer may share this memo.
+        return dict(memo["model"], total=total, counts=counts, tokens=[dict(t) for t in memo["model"]["tokens"]])
     model = display.display_ids(tokenizer, window_ids, text=whole[first:last].decode("utf-8"))
     for token in model["tokens"]:
         token["span"] = [token["span"][0] + chars_before, token["span"][1] + chars_before]
