@@ -984,14 +984,20 @@ def check_pattern_speed(pattern, fast=None, exact=None):
                         before = clock()
                         findall(probe)
                         now = clock()
-                        if PROBE_SCAN_SECONDS < now - before < 2 * PROBE_SCAN_SECONDS:
-                            before = clock()  # a near miss runs once more (a collection may have run in it)
+                        seconds = now - before
+                        # A probe over the budget runs twice more and counts its fastest run: a
+                        # collection, or Pyodide's clock (wall time there) on a busy machine, can
+                        # stall one run, but only backtracking makes every run slow.
+                        for _retry in range(2):
+                            if seconds <= PROBE_SCAN_SECONDS:
+                                break
+                            before = clock()
                             findall(probe)
-                            now = clock()
-                        if now - before > PROBE_SCAN_SECONDS or now - started > PROBE_TOTAL_SECONDS:
-                            _too_slow(pattern, probe, now - before)
+                            seconds = min(seconds, clock() - before)
+                        if seconds > PROBE_SCAN_SECONDS or clock() - started > PROBE_TOTAL_SECONDS:
+                            _too_slow(pattern, probe, seconds)
                         # Assume the time may grow 4-fold per unit: step as far as stays inside the budget.
-                        n += max(1, int(math.log(PROBE_SCAN_SECONDS / max(now - before, 1e-6), 4)))
+                        n += max(1, int(math.log(PROBE_SCAN_SECONDS / max(seconds, 1e-6), 4)))
         except _ProbeTimeout:
             _too_slow(pattern, probe, clock() - before)
     del timed_out
