@@ -18,6 +18,8 @@ const POLICIES = {
   text: "text: a special token's spelling is ordinary text and splits into ordinary tokens, as encode_ordinary() does. Counts rise: the spelling costs several tokens.",
 };
 const TEXT_IN_LINK_MAX = 1000;
+// What the box holds on a first visit: a space, accents, a split character and an emoji, so every kind of token shows.
+const EXAMPLE = "Hello world! A naïve café in Hà Nội 🙂";
 const IDS_IN_STATE_MAX = 10_000;
 const WINDOW = 5000; // tokens drawn at once; a longer text pages through windows
 let serial = 0;
@@ -103,6 +105,7 @@ class EncodeView extends HTMLElement {
     for (const radio of this.querySelectorAll("input[type=radio]")) radio.checked = radio.value === this.state.policy;
     this.showPolicy();
     if (typeof params.text === "string") ui.text.value = params.text;
+    else if (!params.sample && !ui.text.value) ui.text.value = EXAMPLE;  // a first visit shows tokens at once
     else if (params.sample) ui.text.value = await loadSampleText(params.sample).catch((e) => { show(ui.error, e.message, "error"); return ""; });
     this.fillTokenizers();
     await this.update();
