@@ -94,6 +94,12 @@ def test_jump_with_the_slider_and_the_keyboard(explorer):
     at_step(explorer, 7)
     page.keyboard.press("Home")
     at_step(explorer, 0)
+    # A click on the page focuses the shell's <main>: the keys still step.
+    page.locator("#view").focus()
+    page.keyboard.press("ArrowRight")
+    at_step(explorer, 1)
+    page.keyboard.press("ArrowLeft")
+    at_step(explorer, 0)
     expect(page.locator(".shortcuts")).to_contain_text("Space plays or pauses")
 
 

@@ -64,7 +64,7 @@ export class StepRender {
     if (next) {
       const hide = predict && !answered;
       this.table.setCaption(hide ? `Which pair does merge ${fmt(next.step)} merge? Pick one.`
-        : `Top pairs after step ${fmt(v.step)}: merge ${fmt(next.step)} merges the first`);
+        : `The most frequent pairs at step ${fmt(v.step)}; merge ${fmt(next.step)} takes the top one`);
       this.table.update(next.rows, { hideWinner: hide, onPick: hide ? this.onPick : null, chosenLabel: "merged next", disabled: busy });
       const d = next.decision;
       this.nextRule.textContent = hide

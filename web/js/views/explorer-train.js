@@ -23,6 +23,7 @@ export function ownParams(params) {
 /** Train on own.sample (with the sample's settings where own leaves them out) or own.text; returns the handle. */
 export async function trainOwn(own, say) {
   let text = own.text;
+  let name = "your text";  // how the tokenizer lists read it (else its handle, "t1")
   const merged = { ...own };
   if (own.sample !== undefined) {
     const sample = (await samples()).find((s) => s.id === own.sample);
@@ -36,6 +37,7 @@ export async function trainOwn(own, say) {
     const response = await fetch(new URL(`../../samples/${sample.file}`, import.meta.url));
     if (!response.ok) throw new Error(`sample ${sample.file}: HTTP ${response.status}`);
     text = await response.text();
+    name = sample.id;
   }
   if (typeof text !== "string" || !text) throw new Error("there is no text to train on: give a sample or a text");
   const settings = fromHash(merged);
@@ -44,7 +46,7 @@ export async function trainOwn(own, say) {
   if (separator) train.document_separator = separator;
   await store.ready;
   const info = await store.train([text], train, {
-    truncate: true, char_limit: settings.limit,
+    truncate: true, char_limit: settings.limit, name,
     onProgress: (p) => { if (p && p.total) say(`Training… ${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} merges`); },
   });
   return info.handle;

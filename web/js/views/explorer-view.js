@@ -366,7 +366,8 @@ class ExplorerView extends HTMLElement {
   key(event) {
     if (this.hidden || !this.handle || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
     const target = event.target;
-    if (!(target === document.body || this.contains(target))) return;
+    // Focus may sit on the page, on the shell around the view (a click focuses <main>), or inside the view.
+    if (!(target === document.body || this.contains(target) || target.contains(this))) return;
     if (target.closest && target.closest("input, select, textarea, [contenteditable], dialog, .text-window")) return;
     const actions = {
       ArrowRight: () => this.go(this.k + 1), ArrowLeft: () => this.go(this.k - 1),
