@@ -228,10 +228,18 @@ def test_compare_widget_matches_tiktoken(lesson, tiktoken_encoding):
 def test_frame_height_follows_resize(lesson):
     element = lesson.page.locator("bpe-lab#compare")
     frame = element.locator("iframe")
-    before = lesson.messages("resize", "compare")[-1]["height"]
+    # Chromium does not render a cross-origin frame out of view (no layout, no ResizeObserver): keep it in view.
+    element.scroll_into_view_if_needed()
+    before = lesson.settled_height("compare")
     long_text = "\n".join(f"{XIN_CHAO} {i}: the frame grows with its content." for i in range(40))
     element.evaluate("(node, text) => node.setText(text)", long_text)
-    grown = lesson.wait_message("resize", "compare", f"m.height > {before + 100}", timeout=TRAIN_TIMEOUT_MS)
+    lesson.wait_message("state", "compare", "m.panes && m.panes[0].tokens > 500", timeout=TRAIN_TIMEOUT_MS)
+    deadline = time.monotonic() + 30
+    while not lesson.messages("resize", "compare")[-1]["height"] > before + 100 and time.monotonic() < deadline:
+        element.scroll_into_view_if_needed()
+        lesson.page.wait_for_timeout(200)
+    grown = lesson.messages("resize", "compare")[-1]
+    assert grown["height"] > before + 100, [m["height"] for m in lesson.messages("resize", "compare")]
     expect(frame).to_have_attribute("style", re.compile(rf"height: {grown['height']}px"))
     # The same message in Canvas's form.
     heights = [m["height"] for m in lesson.page.evaluate("window.__bpe.map((m) => m.data)") if m.get("subject") == "lti.frameResize"]
