@@ -108,6 +108,9 @@ def test_focused_token_detail(compare):
     detail = gpt2.locator(".pane-detail")
     expect(detail).to_contain_text("20 63 68")
     expect(detail).to_contain_text("made by merging")
+    gpt2.locator("token-display .tk[data-index='0']").click()  # X: one byte, no parents
+    expect(detail).to_contain_text("a single byte (no merge)")
+    expect(detail).not_to_contain_text("null")
 
 
 def test_whitespace_toggle(compare):

@@ -3,7 +3,7 @@
 // with the linked ids (D's <token-display>), a pager for long texts and the
 // focused token's detail. The view owns the panes; a pane reports changes
 // through callbacks and draws what Python sends.
-import { el, fmt, count } from "../dom.js";
+import { el, append, fmt, count } from "../dom.js";
 import "../components/token-display.js";
 import {
   REFERENCE_LABELS, ALT_PRETOKENIZERS, ALT_TIES, parseSpec, paneLabel, paneName, altSpec,
@@ -194,9 +194,11 @@ export class ComparePane {
       ? el("p", {}, "made by merging ", el("code", { text: detail.parents[0].label }), ` (id ${fmt(detail.parents[0].id)}) + `,
         el("code", { text: detail.parents[1].label }), ` (id ${fmt(detail.parents[1].id)})`)
       : null;
-    this.detail.replaceChildren(el("h4", { text: `Token ${fmt(detail.id)}` }),
+    // Through append(): it skips the parts a token lacks (replaceChildren would write "null").
+    this.detail.replaceChildren();
+    append(this.detail, [el("h4", { text: `Token ${fmt(detail.id)}` }),
       el("dl", { className: "detail-list" }, rows.map(([k, v]) => el("div", {}, el("dt", { text: k }), el("dd", { text: v })))), parents,
-      provenance && detail.parents ? el("button", { type: "button", className: "secondary", text: "Where it came from…", onclick: provenance }) : null);
+      provenance && detail.parents ? el("button", { type: "button", className: "secondary", text: "Where it came from…", onclick: provenance }) : null]);
   }
 }
 
