@@ -122,21 +122,31 @@ async ({ks}) => {
   const view = document.querySelector("bpe-explorer-view");
   const slider = document.getElementById("explorer-step");
   const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
-  const times = [];
+  // Split each jump: the worker round trip (Python's step view and window, JSON, messages) and the draw.
+  let ask = 0, draw = 0;
+  const fetchStep = view.fetchStep.bind(view), drawStep = view.draw.bind(view);
+  view.fetchStep = async (...args) => { const t = performance.now(); const r = await fetchStep(...args); ask += performance.now() - t; return r; };
+  view.draw = (...args) => { const t = performance.now(); drawStep(...args); draw += performance.now() - t; };
+  const times = [], asks = [], draws = [];
   for (const k of ks) {
     const shown = new Promise((resolve) => {
       if (view.dataset.step === String(k)) return resolve();
       const watch = new MutationObserver(() => { if (view.dataset.step === String(k)) { watch.disconnect(); resolve(); } });
       watch.observe(view, { attributes: true, attributeFilter: ["data-step"] });
     });
+    ask = 0; draw = 0;
     const started = performance.now();
     slider.value = String(k);
     slider.dispatchEvent(new Event("input", { bubbles: true }));
     await shown;
     await frame();  // the frame that paints the new step
     times.push(performance.now() - started);
+    asks.push(ask);
+    draws.push(draw);
   }
-  return times;
+  view.fetchStep = fetchStep;
+  view.draw = drawStep;
+  return { times, asks, draws };
 }
 """
 
@@ -240,7 +250,8 @@ def chromium(text, vocab, jumps, log):
                 rng = random.Random(15)
                 ks = [rng.randrange(opened["steps"] + 1) for _ in range(jumps)]
                 log(f"[bench] Chromium: {jumps} jumps to random steps")
-                times = page.evaluate(_JUMPS_JS, {"ks": ks})
+                measured = page.evaluate(_JUMPS_JS, {"ks": ks})
+                times = measured["times"]
                 log("[bench] Pyodide: training with and without records, time and memory (tracemalloc)")
                 page.goto(url + "__bench__.html")
                 inside = pyodide_record(page, site, text, vocab)
@@ -254,6 +265,8 @@ def chromium(text, vocab, jumps, log):
         "jump_median_ms": statistics.median(times), "jump_worst_ms": max(times),
         "jump_p90_ms": sorted(times)[int(0.9 * (len(times) - 1))], "jumps": len(times),
         "jump_ms": [round(t) for t in times], "pyodide": inside,
+        "worker_round_trip_median_ms": statistics.median(measured["asks"]),
+        "draw_median_ms": statistics.median(measured["draws"]),
     }
 
 
@@ -286,7 +299,8 @@ def main(argv=None):
         print(f"Chromium training  {b['train_plain_s']:.2f} s plain, {b['train_record_s']:.2f} s recorded (x{b['record_time_ratio']:.2f}); "
               f"the explorer's own run to step 0: {b['explorer_open_s']:.2f} s")
         print(f"Chromium jumps     {b['jumps']} random steps of {b['steps']}: median {b['jump_median_ms']:.0f} ms, "
-              f"90th percentile {b['jump_p90_ms']:.0f} ms, worst {b['jump_worst_ms']:.0f} ms (input to painted frame)")
+              f"90th percentile {b['jump_p90_ms']:.0f} ms, worst {b['jump_worst_ms']:.0f} ms (input to painted frame); "
+              f"medians: worker round trip {b['worker_round_trip_median_ms']:.0f} ms, drawing {b['draw_median_ms']:.0f} ms")
         y = b["pyodide"]
         if "error" in y:
             print(f"Pyodide  record    not measured: {y['error']}")

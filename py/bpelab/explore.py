@@ -140,6 +140,7 @@ class Explorer:
         self._index = None  # the training text's pre-tokens, built at the first window
         self._histories = {}  # piece -> (ranks applied, ids after each): see _history_encoder
         self._full = None  # the encoder that records histories
+        self._parts_of = {}  # id -> parts, shared by the views (never changed after)
 
     @classmethod
     def of(cls, result):
@@ -169,7 +170,10 @@ class Explorer:
             raise ExploreError(f"{name} must be a whole number from 0 to {self.steps} (the merges), got {k!r}")
 
     def _token(self, token_id):
-        return _parts(self.tokenizer.token_bytes(token_id))
+        parts = self._parts_of.get(token_id)
+        if parts is None:  # a step view draws hundreds of tokens, most of them again and again
+            parts = self._parts_of[token_id] = _parts(self.tokenizer.token_bytes(token_id))
+        return parts
 
     def _pair(self, a, b):
         return {"pair": [a, b], "left": self._token(a), "right": self._token(b)}
