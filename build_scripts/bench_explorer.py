@@ -21,6 +21,7 @@ web/samples/kjv-genesis.txt repeated.
 
 import argparse
 import contextlib
+import gc
 import importlib.util
 import json
 import os
@@ -99,6 +100,9 @@ def cpython(text, vocab, log):
 
     explorer = Explorer.of(result)
     explorer.window(0, 0, WINDOW)  # the first window builds the pre-token index of the whole text
+    gc.unfreeze()  # as the worker does after its first explore_step (worker_api._explore_step)
+    gc.collect()
+    gc.freeze()
     rng = random.Random(13)
     jumps = []
     for k in [rng.randrange(explorer.steps + 1) for _ in range(200)]:
