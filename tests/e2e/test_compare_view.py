@@ -39,6 +39,14 @@ def open_compare(site, query):
     settled(site)
 
 
+def train_here(site, size, text, extra=""):
+    """Train in the Train view with vocabulary `size` (gpt2 pre-tokenizer, greater tie-break) on `text`."""
+    site.set_hash(f"#/train?size={size}&pre=gpt2&tie=greater&mode=vocab{extra}")
+    expect(site.page.locator("#size")).to_have_value(str(size))  # the hash reached the form
+    site.set_text(text)
+    site.train_and_wait()
+
+
 @pytest.fixture(scope="module")
 def compare(site):
     open_compare(site, "panes=gpt2,cl100k,o200k&policy=raise&ws=1&text=hello")
@@ -215,10 +223,7 @@ def test_language_table_for_two_pasted_texts(compare, reference_ranks):
 def test_trained_pane_at_k_merges_and_a_second_configuration(compare):
     """Train seed 003's corpus; trained@2 and trained@8 differ; a second configuration shows the merge diff."""
     site = compare
-    site.set_hash("#/train?size=265&pre=gpt2&tie=greater&mode=vocab")
-    site.page.wait_for_timeout(300)
-    site.set_text(SEED003_CORPUS)
-    site.train_and_wait()
+    train_here(site, 265, SEED003_CORPUS)
     open_compare(site, "panes=trained@2,trained&policy=raise&ws=1&text=" + "newest%20lowest")
     k_pane = site.page.locator(".compare-pane").first
     expect(k_pane).to_have_attribute("data-spec", "trained@2")
@@ -267,15 +272,10 @@ def test_hover_outlines_the_same_characters_in_the_other_panes(compare):
 def test_trained_pane_follows_a_new_training_run(compare):
     """Training again in the Train view updates the trained pane (same spelling, new tokenizer)."""
     site = compare
-    site.set_hash("#/train?size=258&pre=gpt2&tie=greater&mode=vocab&special=%5B%5D")
-    site.page.wait_for_timeout(300)
-    site.set_text("abababab cdcdcdcd")
-    site.train_and_wait()
+    train_here(site, 258, "abababab cdcdcdcd", "&special=%5B%5D")
     open_compare(site, "panes=trained,bytes&policy=raise&ws=1&text=abab%20cdcd")
     expect(pane(site, "trained")).to_have_attribute("data-tokens", "5")  # merges cd, ab: ab ab ␣ cd cd
-    site.set_hash("#/train?size=257&pre=gpt2&tie=greater&mode=vocab&special=%5B%5D")
-    site.page.wait_for_timeout(300)
-    site.train_and_wait()
+    train_here(site, 257, "abababab cdcdcdcd", "&special=%5B%5D")
     site.set_hash("#/compare?panes=trained,bytes&policy=raise&ws=1&text=abab%20cdcd")
     settled(site)
     expect(pane(site, "trained")).to_have_attribute("data-tokens", "7")  # merge cd only: a b a b ␣ cd cd
@@ -284,10 +284,7 @@ def test_trained_pane_follows_a_new_training_run(compare):
 def test_trained_token_detail_opens_its_provenance(compare):
     """A merged token of a trained pane: rank and parents, and the explorer's provenance dialog."""
     site = compare
-    site.set_hash("#/train?size=265&pre=gpt2&tie=greater&mode=vocab")
-    site.page.wait_for_timeout(300)
-    site.set_text(SEED003_CORPUS)
-    site.train_and_wait()
+    train_here(site, 265, SEED003_CORPUS)
     open_compare(site, "panes=trained,gpt2&policy=raise&ws=1&text=%20newest")
     trained = pane(site, "trained")
     expect(trained).to_have_attribute("data-tokens", "1")
