@@ -594,6 +594,9 @@ def test_axe_embed(browser, site_url, theme):
             site.page.goto(f"{site_url}embed.html?{query}&theme={theme}")
             expect(site.page.locator("#embed")).to_have_attribute("data-state", state, timeout=TRAIN_TIMEOUT_MS)
             expect(site.page.locator("html")).to_have_attribute("data-theme", theme)
+            site.page.emulate_media(color_scheme="dark" if theme == "light" else "light")
+            background = site.page.evaluate("getComputedStyle(document.body).backgroundColor")
+            assert background == {"light": "rgb(255, 255, 255)", "dark": "rgb(30, 34, 39)"}[theme], (name, background)
             # The other scheme as the system's: the widget's own theme must win.
             found[name] = site.axe(scheme="dark" if theme == "light" else "light")
         assert found == {name: [] for name in found}
