@@ -45,7 +45,7 @@ def story(chars):
 
 
 def test_a_text_at_the_clis_default_limit_starts_no_worker_processes(pools):
-    # bench_workers.py: on 2 CPUs, 2 workers lost at every size up to 4M characters.
+    # bench_workers.py: on 2 CPUs, 2 workers lost at every size up to 4M characters (see parallel.py).
     train(story(CHAR_LIMIT), num_merges=1, workers=2)
     assert pools.started == []
 

@@ -16,10 +16,11 @@ from .pretokenize import get_pretokenizer, split_special
 # Below this many characters a pool costs more than it saves: starting the processes,
 # sending them the text and adding their tables back. Measured with
 # build_scripts/bench_workers.py on the project's 2-CPU machine (KJV + Python docs, 2 workers
-# against 1, medians of 3, 200 and 1000 merges): 2 workers were slower at every size up to
-# 4M characters (1.01-3.9x the time of one) and faster from 8M (0.83-0.95x). train() and
-# count_pieces_parallel both check it, so a smaller input never starts a process.
-MIN_PARALLEL_CHARS = 6_000_000
+# against 1, medians of 3, three runs with 200 and 1000 merges): 2 workers took 1.01-3.9x the
+# time of one at every size up to 4M characters, and 0.83x, 0.95x and 1.08x at 8M, so the
+# pool starts at 8M. train() and count_pieces_parallel both check it, so a smaller input
+# never starts a process (and the CLI's default --char-limit, 1M, stays far below it).
+MIN_PARALLEL_CHARS = 8_000_000
 
 
 def _ignore_interrupts():
