@@ -162,6 +162,9 @@ def test_predict_mode_marks_right_and_wrong(explorer):
     at_step(explorer, 6)
     answers = [e for e in page.evaluate("window.explorerEvents") if e["type"] == "answer"]
     assert answers[-2:] == [{"type": "answer", "step": 5, "correct": True}, {"type": "answer", "step": 6, "correct": False}]
+    page.get_by_role("button", name="Step forward (right arrow)").click()  # no guess: the old verdict goes
+    at_step(explorer, 7)
+    expect(answer).to_be_hidden()
     page.locator("#explorer-predict").uncheck()
 
 

@@ -286,7 +286,11 @@ class ExplorerView extends HTMLElement {
     this.k = view.step;
     this.steps = view.steps;
     this.view = view;
-    if (stepChanged) this.answered = false;
+    if (stepChanged) {
+      this.answered = false;
+      if (!this.guessing) this.ui.answer.hidden = true;  // a verdict belongs to the step it revealed
+      if (this.trace.atStep.checked) this.trace.soon();   // the trace follows the slider when asked to
+    }
     this.render.update(view, { predict: this.predict, answered: this.answered });
     this.window.node.hidden = !window;
     if (window) this.window.update(window, view.merge ? view.merge.id : null);
@@ -359,7 +363,12 @@ class ExplorerView extends HTMLElement {
     ui.answer.dataset.correct = String(verdict.correct);
     ui.answer.textContent = verdict.text;
     this.dispatchEvent(new CustomEvent("bpe-answer", { bubbles: true, detail: { step: verdict.step, correct: verdict.correct } }));
-    await this.go(step + 1);
+    this.guessing = true;
+    try {
+      await this.go(step + 1);
+    } finally {
+      this.guessing = false;
+    }
     this.answered = false;
   }
 
