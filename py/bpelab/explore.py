@@ -18,6 +18,10 @@ or reference tokenizer, from its merges or ranks alone (no counts).
     pattern cut each piece) and each piece's rank-based merge steps;
   - `judge(k, pair)`: predict mode: was `pair` merge k + 1, and why (count or tie-break).
 
+The worker's requests (worker_api.py, "explorer requests"): `explore_step` {handle, step,
+window?: {start, size, text?}} -> {view, window}; `explore_token` {handle, id};
+`explore_trace` {handle, text, merges?}; `explore_judge` {handle, step, pair}.
+
 Tokens are shown as `parts` lists, the token display's format:
 `[["t", text], ["b", "E1"]]` (whole characters, and bytes that are not).
 
