@@ -44,6 +44,7 @@ PYODIDE = ROOT / "node_modules" / "pyodide"
 RANKS = PACKAGE / "data" / "ranks"
 MAKE_SNAPSHOT = ROOT / "build_scripts" / "make_snapshot.mjs"
 SNAPSHOT_CACHE = ROOT / ".cache" / "snapshots"
+SNAPSHOTS_KEPT = 12
 NODE = os.environ.get("BPELAB_NODE", "node")
 
 # Exactly the files loadPyodide() reads when no package is loaded.
@@ -115,10 +116,14 @@ def make_snapshot(pyodide_dir, zip_path, package_sha256):
     key.update(package_sha256.encode() + MAKE_SNAPSHOT.read_bytes() + _node_version().encode())
     cached = SNAPSHOT_CACHE / f"{key.hexdigest()[:32]}.bin.gz"
     cached_info = cached.with_suffix(".json")
-    if cached.exists() and cached_info.exists():
+    try:
         info = json.loads(cached_info.read_text("utf-8"))
+        data = cached.read_bytes()
+        os.utime(cached)  # recently used: pruned last
         info["cached"] = True
-        return cached.read_bytes(), info
+        return data, info
+    except (OSError, ValueError):
+        pass  # not made yet (or pruned by a parallel build a moment ago)
     SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=SNAPSHOT_CACHE) as tmp:
         out = Path(tmp) / "snapshot.bin.gz"
@@ -134,8 +139,17 @@ def make_snapshot(pyodide_dir, zip_path, package_sha256):
         out.replace(cached)
         (Path(tmp) / "info.json").write_text(json.dumps(info) + "\n", "utf-8")
         (Path(tmp) / "info.json").replace(cached_info)
+    _prune(SNAPSHOT_CACHE, keep=SNAPSHOTS_KEPT)
     info["cached"] = False
     return data, info
+
+
+def _prune(folder, keep):
+    """Delete all but the `keep` most recently used snapshots (6-7 MB each; every package change makes one)."""
+    snapshots = sorted(folder.glob("*.bin.gz"), key=lambda path: path.stat().st_mtime, reverse=True)
+    for path in snapshots[keep:]:
+        for stale in (path, path.with_suffix(".json")):
+            stale.unlink(missing_ok=True)
 
 
 def pyodide_version():
