@@ -18,7 +18,9 @@ import pytest
 from playwright.sync_api import expect
 
 from bpelab import worker_api
-from site_harness import BOOT_TIMEOUT_MS
+from site_harness import BOOT_TIMEOUT_MS, ROOT
+
+RANKS = ROOT / "py" / "bpelab" / "data" / "ranks"  # what build_site.py ships as ranks/
 
 TEXT = (
     "The quick brown fox jumps over the lazy dog.<|endoftext|>Über naïve café: 12345 and 678.\n"
@@ -63,7 +65,10 @@ def cpython_work():
 
     info = call("train", {"documents": [TEXT], "settings": SETTINGS, "report": False})
     exported = call("export", {"handle": info["handle"], "id_layout": "seed"})
-    return {"merges": info["merges"], "files": [[f["name"], f["sha256"], f["base64"]] for f in exported["files"]]}
+    gpt2 = call("reference", {"name": "gpt2", "path": str(RANKS / "gpt2.tiktoken")})
+    encoded = call("encode", {"text": PROBE, "handles": [info["handle"], gpt2["handle"]], "allowed_special": "all"})
+    return {"merges": info["merges"], "files": [[f["name"], f["sha256"], f["base64"]] for f in exported["files"]],
+            "ids": [r["ids"] for r in encoded["results"]]}
 
 
 @pytest.fixture
@@ -151,9 +156,7 @@ def test_snapshot_boot_is_the_default_and_gives_cpythons_results(snapshot_run, b
     assert [m.get("boot") for m in booted["boots"]] == [None, "snapshot", "snapshot", "snapshot"]
     assert versions["pyodide"] == build_info["pyodide"] and versions["bpelab"] == build_info["bpelab"]
     assert fetched(requests, build_info, "snapshot") and fetched(requests, build_info, "package")
-    expected = cpython_work()
-    assert work["merges"] == expected["merges"]
-    assert work["files"] == expected["files"]
+    assert work == cpython_work()  # merges, file bytes and ids, trained and GPT-2's
 
 
 def test_fallback_boot_on_request_gives_the_same_results(bare, site_url, build_info, snapshot_run):
@@ -167,9 +170,8 @@ def test_fallback_boot_on_request_gives_the_same_results(bare, site_url, build_i
                         "reason": "the page asked for it (?boot=fallback)"}]
     assert not fetched(requests, build_info, "snapshot")
     work = page.evaluate(WORK_JS, [[TEXT], SETTINGS, PROBE])
-    expected = cpython_work()
-    assert work["merges"] == expected["merges"] and work["files"] == expected["files"]
-    # Ids of the trained tokenizer and of GPT-2's, and the file hashes: the same on both paths.
+    # Merges, file bytes, ids of the trained tokenizer and of GPT-2's: as in CPython and on the snapshot path.
+    assert work == cpython_work()
     assert work == snapshot_run[1]
 
 
