@@ -108,6 +108,53 @@ def test_the_special_token_policy_is_explained_and_changes_the_ids(site, tiktoke
     expect(page).to_have_url(re.compile(r"policy=text"))
 
 
+def test_encode_output_is_busy_while_asking_and_a_late_reply_never_wins(site, tiktoken_encoding):
+    """Review finding: an old result stayed for seconds with no busy sign. The worker's reply for the first
+    text is held back (by a wrapper on store.request) until the second text's ids are on screen."""
+    page = site.page
+    new_ids = tiktoken_encoding("gpt2").encode("new words")
+    view = encode_in_view(site, "gpt2", "hello world")
+    wait_ids(page, [31373, 995])
+    output = view.locator(".encode-output")
+    expect(output).to_have_attribute("aria-busy", "false")
+    page.evaluate("""async () => {
+        const { store } = await import(new URL("js/store.js", location.href));
+        const request = store.request.bind(store);
+        window.__held = [];
+        store.request = (type, payload, opts) => {
+            const reply = request(type, payload, opts);
+            if (type !== "display" || payload.text !== "old text") return reply;
+            // Hold the old text's reply until the test lets it go.
+            return new Promise((resolve, reject) => window.__held.push(() => reply.then(resolve, reject)));
+        };
+        window.__unwrap = () => { store.request = request; };
+    }""")
+    view.locator("textarea").fill("old text")
+    expect(output).to_have_attribute("aria-busy", "true")
+    expect(view.locator(".busy-line")).to_have_text("Encoding…")
+    page.wait_for_function("() => window.__held.length === 1", timeout=TRAIN_TIMEOUT_MS)
+    expect(output).to_have_attribute("aria-busy", "true")  # still waiting for the old text
+    view.locator("textarea").fill("new words")
+    wait_ids(page, new_ids)
+    expect(output).to_have_attribute("aria-busy", "false")
+    expect(view.locator(".busy-line")).to_be_hidden()
+    page.evaluate("() => { window.__held.forEach((go) => go()); window.__unwrap(); }")
+    page.wait_for_timeout(500)  # the old reply has arrived by now or later; either way it must lose
+    wait_ids(page, new_ids)
+
+
+def test_after_an_error_no_pager_of_an_earlier_text_remains(site):
+    page = site.page
+    view = encode_in_view(site, "gpt2", "a" + " a" * 12_499)
+    pager = view.locator(".pager")
+    expect(pager).to_contain_text("Tokens 1–5,000 of 12,500", timeout=TRAIN_TIMEOUT_MS)
+    view.locator("textarea").fill("one<|endoftext|>two")
+    expect(view.locator(".alert.error")).to_contain_text("special token", timeout=TRAIN_TIMEOUT_MS)
+    expect(view.locator("token-display")).to_have_text("No tokens.")
+    expect(pager).to_be_hidden()
+    expect(view.locator(".encode-output")).to_have_attribute("aria-busy", "false")
+
+
 def test_hovering_a_token_highlights_its_id_and_back(site):
     page = site.page
     encode_in_view(site, "gpt2", "hello world")

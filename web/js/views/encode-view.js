@@ -41,6 +41,7 @@ class EncodeView extends HTMLElement {
       error: el("div", { className: "alert error", role: "alert", hidden: true }),
       counts: el("dl", { className: "stats counts", "aria-label": "Counts" }),
       pager: el("div", { className: "row wrap pager", hidden: true }),
+      busy: el("p", { className: "meta busy-line", role: "status", hidden: true, text: "Encoding…" }),
       display: document.createElement("token-display"),
       ids: document.createElement("token-ids"),
     };
@@ -58,9 +59,10 @@ class EncodeView extends HTMLElement {
           el("legend", { text: "Special tokens in the text" }), el("div", { className: "row wrap" }, ...radios), ui.policyHint)),
       el("label", { for: id("text"), className: "block-label", text: "Text" }), ui.text,
       el("div", { className: "row wrap" }, el("label", { className: "radio" }, ui.ws, " Show spaces, newlines and tabs as ␣ ⏎ ⇥")),
-      ui.error, ui.counts, ui.pager,
-      el("h3", { text: "Tokens" }), ui.display,
-      el("h3", { text: "Ids" }), ui.ids,
+      (ui.output = el("div", { className: "encode-output", "aria-busy": "false" },
+        ui.busy, ui.error, ui.counts, ui.pager,
+        el("h3", { text: "Tokens" }), ui.display,
+        el("h3", { text: "Ids" }), ui.ids)),
       el("p", { className: "hint legend", text: "⟨E1⟩ is a byte of a character that a token does not complete; a dashed box holds tokens that together make whole characters, shown first." })));
     ui.display.linkIds(ui.ids);
     // Click or Enter on a token: where it came from (its merge tree).
@@ -69,7 +71,7 @@ class EncodeView extends HTMLElement {
     });
     ui.display.render({ start: 0, total: 0, tokens: [], ids: [], groups: [] });
     ui.tokenizer.addEventListener("change", () => { this.state.tok = ui.tokenizer.value; this.state.start = 0; this.update(); this.changed(); });
-    ui.text.addEventListener("input", () => { this.state.start = 0; this.soon(); this.changed(); });
+    ui.text.addEventListener("input", () => { this.state.start = 0; this.busy(true); this.soon(); this.changed(); });
     ui.ws.addEventListener("change", () => { this.state.ws = ui.ws.checked; if (this.state.model) this.draw(); this.changed(); });
     for (const radio of this.querySelectorAll(`input[name="${id("policy")}"]`)) {
       radio.addEventListener("change", () => { this.state.policy = radio.value; this.showPolicy(); this.update(); this.changed(); });
@@ -142,9 +144,16 @@ class EncodeView extends HTMLElement {
     this._timer = setTimeout(() => this.update(), 120);
   }
 
+  /** While a request runs, the output says so: what it shows is the previous text's until the answer comes. */
+  busy(on) {
+    this.ui.output.setAttribute("aria-busy", on ? "true" : "false");
+    this.ui.busy.hidden = !on;
+  }
+
   async update() {
     const ui = this.ui;
     const asked = ++this.state.asked;
+    this.busy(true);
     const text = ui.text.value;
     let model;
     try {
@@ -159,13 +168,18 @@ class EncodeView extends HTMLElement {
     } catch (error) {
       if (asked !== this.state.asked) return;
       if (error.type === "Cancelled") { setTimeout(() => this.update(), 0); return; }
+      this.busy(false);
       show(ui.error, error.type === "DisplayError" ? `Not encoded: ${error.message}` : `Could not encode: ${error.message}`, "error");
       this.state.model = null;
       ui.counts.replaceChildren();
+      ui.pager.hidden = true;  // a previous text's pages are not this one's
+      ui.pager.replaceChildren();
       ui.display.render({ start: 0, tokens: [], ids: [], groups: [] });
       return;
     }
     if (asked !== this.state.asked) return;  // a newer keystroke's answer is on its way
+    if (ui.text.value !== text) return;  // typed since: the pending update() asks again, busy stays
+    this.busy(false);
     hide(ui.error);
     this.state.model = model;
     this.draw();
@@ -185,7 +199,8 @@ class EncodeView extends HTMLElement {
       stat("Bytes per token", ratio(c.bytes_per_token)), stat("Characters per token", ratio(c.chars_per_token)));
     ui.display.render(model, { whitespace: ws });
     ui.pager.hidden = model.total <= model.stop - model.start && model.start === 0;
-    if (!ui.pager.hidden) {
+    if (ui.pager.hidden) ui.pager.replaceChildren();
+    else {
       const go = (start) => { this.state.start = Math.max(0, start); this.update(); };
       ui.pager.replaceChildren(
         el("button", { type: "button", className: "secondary", disabled: model.start === 0 ? true : undefined, onclick: () => go(model.start - WINDOW) }, "‹ Earlier tokens"),
