@@ -99,6 +99,9 @@ def test_the_special_token_policy_is_explained_and_changes_the_ids(site, tiktoke
     page = site.page
     expect(view.locator(".alert.error")).to_contain_text("special token '<|endoftext|>' at character 3", timeout=TRAIN_TIMEOUT_MS)
     expect(view.locator(".policy-hint")).to_contain_text("raise")
+    # Review finding: raise refuses only a text with a special token's spelling, not every text.
+    expect(view.locator(".policy-hint")).to_contain_text("Only a text that contains a special token's spelling is refused")
+    expect(view.locator(".policy-hint")).not_to_contain_text("Nothing is encoded")
     view.locator("input[type=radio][value=allow]").check()
     expect(view.locator(".policy-hint")).to_contain_text("its one special id")
     wait_ids(page, enc.encode(text, allowed_special="all"))

@@ -13,7 +13,7 @@ import { showProvenance } from "../components/provenance.js";
 import { REFERENCES, tokenizerOptions, resolveTokenizer, loadingNote, loadSampleText } from "./tokenizer-choice.js";
 
 const POLICIES = {
-  raise: "raise: a special token's spelling in the text is an error, as in tiktoken's encode() by default. Nothing is encoded until you pick another policy.",
+  raise: "raise: a special token's spelling in the text is an error, as in tiktoken's encode() by default. Only a text that contains a special token's spelling is refused; any other text encodes as usual.",
   allow: "allow: a special token's spelling becomes its one special id, as encode(allowed_special=\"all\") does. Counts drop: the spelling is one token.",
   text: "text: a special token's spelling is ordinary text and splits into ordinary tokens, as encode_ordinary() does. Counts rise: the spelling costs several tokens.",
 };
