@@ -275,6 +275,8 @@ def test_malformed_commands_are_answered_with_errors(lesson):
 
 
 def test_play_and_pause_commands(lesson):
+    # A reader presses the buttons with the widget in view (Chromium does not render an off-screen frame of another origin).
+    lesson.page.locator("#explorer").scroll_into_view_if_needed()
     mark = lambda: len(lesson.page.evaluate("window.__bpe"))  # noqa: E731
     since = mark()
     lesson.page.get_by_role("button", name="Show merge 1").click()
@@ -477,11 +479,17 @@ def test_out_of_view_widget_gives_its_worker_back_and_restores(browser, site_url
         expect(frame.locator("bpe-explorer-view")).to_contain_text("Step 4 of 8")
         host.page.wait_for_timeout(500)
         assert host.messages("resize", "r")[-1]["height"] == height, [m["height"] for m in host.messages("resize", "r")]
+        # A command to a released widget out of view restarts it, and it is released again later.
+        since = len(host.page.evaluate("window.__bpe"))
+        host.command("#w", action="step", step=3)
+        state = host.wait_message("state", "r", "m.step === 3", since=since)
+        assert (state["pair"], state["merged"], state["count"]) == ([111, 119], 258, 7)
+        expect(frame.locator("#embed")).to_have_attribute("data-state", "released", timeout=10_000)
         count = len(host.messages("state", "r"))
         host.page.locator("#w").scroll_into_view_if_needed()
         expect(frame.locator("#embed")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-        state = host.wait_message("state", "r", "m.step === 4")
-        assert (state["pair"], state["merged"]) == ([108, 258], 259)
+        state = host.wait_message("state", "r", "m.step === 3")
+        assert (state["pair"], state["merged"]) == ([111, 119], 258)
         assert len(host.messages("ready", "r")) == 1, "ready is told once"
         assert len(host.messages("state", "r")) > count
         assert host.outside == []

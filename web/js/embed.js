@@ -122,10 +122,16 @@ function watchVisibility() {
       releaseTimer = 0;
       if (root.dataset.state === "preview" && config.start === "visible") start();
       else if (root.dataset.state === "released") queue = queue.then(restore);
-    } else if (view && !releaseTimer) {
-      releaseTimer = setTimeout(() => { releaseTimer = 0; queue = queue.then(release); }, RELEASE_MS);
+    } else {
+      armRelease();
     }
   }).observe(root);
+}
+
+/** Out of view with Python running: give it back in RELEASE_MS unless the widget comes back first. */
+function armRelease() {
+  if (visible || !view || releaseTimer) return;
+  releaseTimer = setTimeout(() => { releaseTimer = 0; queue = queue.then(release); }, RELEASE_MS);
 }
 
 /** Boot Python and mount the view (once; later calls get the same promise). */
@@ -255,6 +261,7 @@ async function runCommand({ action, args }) {
     host.error(`The ${action} command failed: ${error.message || error}`);
     if (root.dataset.state === "booting" && view) setState("ready");
   }
+  armRelease(); // a command may have restarted a widget that is out of view
 }
 
 /** Out of view for RELEASE_MS: give the worker (and its Python) back; keep what is drawn. */
