@@ -200,6 +200,20 @@ def test_a_token_holding_u202e_leaves_the_text_around_it_in_order(site):
     assert len(set(tops)) == 1  # all on one line, so left-to-right order is the reading order
 
 
+def test_invisible_direction_controls_in_the_text_are_named_under_the_box(site):
+    page = site.page
+    view = encode_in_view(site, "gpt2", "abc\u202edef\u2066g\u200eh")
+    note = view.locator(".direction-note")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("3 invisible direction controls")
+    expect(note).to_contain_text("U+202E RIGHT-TO-LEFT OVERRIDE after 3 characters")
+    expect(note).to_contain_text("U+2066 LEFT-TO-RIGHT ISOLATE after 7 characters")
+    expect(note).to_contain_text("U+200E LEFT-TO-RIGHT MARK after 9 characters")
+    assert view.locator("textarea").get_attribute("aria-describedby") == note.get_attribute("id")
+    view.locator("textarea").fill("plain text")
+    expect(note).to_be_hidden()
+
+
 def test_a_100000_character_token_leaves_the_page_no_wider_than_the_window(site):
     page = site.page
     long_token = "<" + "w" * 99_998 + ">"

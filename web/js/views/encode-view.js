@@ -7,7 +7,7 @@
 // ws (0 hides whitespace marks), text (a short text), sample (a bundled sample's id).
 // Events: bpe-params; bpe-state {view: "encode", tokenizer, tokens, ids} (ids left out above 10,000 tokens).
 import { store } from "../store.js";
-import { el, fmt, show, hide } from "../dom.js";
+import { el, fmt, count, show, hide } from "../dom.js";
 import "../components/token-display.js";
 import { showProvenance } from "../components/provenance.js";
 import { REFERENCES, tokenizerOptions, resolveTokenizer, loadingNote, loadSampleText } from "./tokenizer-choice.js";
@@ -21,6 +21,36 @@ const TEXT_IN_LINK_MAX = 1000;
 // What the box holds on a first visit: a space, accents, a split character and an emoji, so every kind of token shows.
 const EXAMPLE = "Hello world! A naïve café in Hà Nội 🙂";
 const IDS_IN_STATE_MAX = 10_000;
+// Invisible controls that reorder what the box shows around them (bidirectional embeddings,
+// overrides, isolates and marks): the tokens are in text order, the textarea is not.
+const DIRECTION_CONTROLS = {
+  "\u061C": "ARABIC LETTER MARK", "\u200E": "LEFT-TO-RIGHT MARK", "\u200F": "RIGHT-TO-LEFT MARK",
+  "\u202A": "LEFT-TO-RIGHT EMBEDDING", "\u202B": "RIGHT-TO-LEFT EMBEDDING", "\u202C": "POP DIRECTIONAL FORMATTING",
+  "\u202D": "LEFT-TO-RIGHT OVERRIDE", "\u202E": "RIGHT-TO-LEFT OVERRIDE", "\u2066": "LEFT-TO-RIGHT ISOLATE",
+  "\u2067": "RIGHT-TO-LEFT ISOLATE", "\u2068": "FIRST STRONG ISOLATE", "\u2069": "POP DIRECTIONAL ISOLATE",
+};
+const DIRECTION_SHOWN_MAX = 5;
+
+/** "… U+202E RIGHT-TO-LEFT OVERRIDE after 5 characters; …" for the direction controls in `text` ("" if none). */
+function directionNote(text) {
+  const found = [];
+  let total = 0;
+  let before = 0;  // characters before it, counted as code points (as Python counts them)
+  for (const ch of text) {
+    if (DIRECTION_CONTROLS[ch]) {
+      total += 1;
+      if (found.length < DIRECTION_SHOWN_MAX) {
+        const code = ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+        found.push(`U+${code} ${DIRECTION_CONTROLS[ch]} after ${count(before, "character")}`);
+      }
+    }
+    before += 1;
+  }
+  if (!total) return "";
+  const more = total > found.length ? ` and ${fmt(total - found.length)} more` : "";
+  return `The text holds ${total === 1 ? "an invisible direction control" : `${fmt(total)} invisible direction controls`}, `
+    + `so the box above may show it reordered (the tokens below are in text order): ${found.join("; ")}${more}.`;
+}
 const WINDOW = 5000; // tokens drawn at once; a longer text pages through windows
 let serial = 0;
 
@@ -36,6 +66,7 @@ class EncodeView extends HTMLElement {
       tokInfo: el("p", { className: "hint", id: id("tok-info") }),
       text: el("textarea", { id: id("text"), rows: "5", spellcheck: "false", autocomplete: "off",
         placeholder: "Type or paste text here: it is tokenized as you type." }),
+      direction: el("p", { className: "hint direction-note", id: id("direction"), hidden: true }),
       policyHint: el("p", { className: "hint policy-hint", id: id("policy-hint"), "aria-live": "polite" }),
       ws: el("input", { type: "checkbox", id: id("ws"), checked: true }),
       error: el("div", { className: "alert error", role: "alert", hidden: true }),
@@ -57,7 +88,7 @@ class EncodeView extends HTMLElement {
           el("label", { for: id("tok"), className: "block-label", text: "Tokenizer" }), ui.tokenizer, ui.tokInfo),
         el("fieldset", { className: "policy", "aria-describedby": id("policy-hint") },
           el("legend", { text: "Special tokens in the text" }), el("div", { className: "row wrap" }, ...radios), ui.policyHint)),
-      el("label", { for: id("text"), className: "block-label", text: "Text" }), ui.text,
+      el("label", { for: id("text"), className: "block-label", text: "Text" }), ui.text, ui.direction,
       el("div", { className: "row wrap" }, el("label", { className: "radio" }, ui.ws, " Show spaces, newlines and tabs as ␣ ⏎ ⇥")),
       (ui.output = el("div", { className: "encode-output", "aria-busy": "false" },
         ui.busy, ui.error, ui.counts, ui.pager,
@@ -127,6 +158,14 @@ class EncodeView extends HTMLElement {
     this.dispatchEvent(new CustomEvent("bpe-params", { bubbles: true }));
   }
 
+  showDirection(text) {
+    const note = directionNote(text);
+    this.ui.direction.textContent = note;
+    this.ui.direction.hidden = !note;
+    if (note) this.ui.text.setAttribute("aria-describedby", this.ui.direction.id);
+    else this.ui.text.removeAttribute("aria-describedby");
+  }
+
   showPolicy() {
     this.ui.policyHint.textContent = POLICIES[this.state.policy];
   }
@@ -155,6 +194,7 @@ class EncodeView extends HTMLElement {
     const asked = ++this.state.asked;
     this.busy(true);
     const text = ui.text.value;
+    this.showDirection(text);
     let model;
     try {
       const note = loadingNote(this.state.tok);
