@@ -67,6 +67,36 @@ def test_seed003_sample_learns_the_seeds_eight_merges(site):
     expect(page.locator("#self-check")).to_contain_text("Self-check passed")
 
 
+def test_a_link_with_only_a_sample_brings_the_samples_settings(fresh_site):
+    """Review finding: #/train?sample=seed003-low-lower left the size at 1000 (16 merges, not the seed's 8)."""
+    site = fresh_site
+    page = site.page
+    site.open("#/train?sample=seed003-low-lower")
+    expect(page.locator("#sample")).to_have_value("seed003-low-lower")
+    expect(page.locator("#size")).to_have_value("265")
+    expect(page.locator("#special_tokens")).to_have_value("<|endoftext|>")
+    site.train_and_wait()
+    expect(page.locator("#results-summary")).to_contain_text("Vocabulary: 265 = 256 bytes + 8 merges + 1 special token")
+    # A setting the link spells out wins over the sample's; the rest still come from the sample.
+    site.set_hash("#/train?sample=seed004-walk&size=3")
+    expect(page.locator("#sample")).to_have_value("seed004-walk")
+    expect(page.locator("#size")).to_have_value("3")
+    expect(page.locator("#tie_break")).to_have_value("first-seen")
+    expect(page.locator("#pretokenizer")).to_have_value("whitespace")
+    expect(page.locator("input[name=size_mode][value=merges]")).to_be_checked()
+    # A sample's setting changed back to the default stays in the link, so the link gives it back.
+    page.locator("#pretokenizer").select_option("gpt2")
+    expect(page).to_have_url(re.compile(r"pre=gpt2"))
+    expect(page).to_have_url(re.compile(r"tie=first-seen"))
+    link = page.evaluate("location.hash")
+    site.set_hash("#/train?sample=seed000-abab")
+    expect(page.locator("#pretokenizer")).to_have_value("bytes")
+    site.set_hash(link)
+    expect(page.locator("#sample")).to_have_value("seed004-walk")
+    expect(page.locator("#tie_break")).to_have_value("first-seen")
+    expect(page.locator("#pretokenizer")).to_have_value("gpt2")
+
+
 def test_seed004_walk_sample_merges_a_and_l_first(site):
     page = site.page
     page.select_option("#sample", "seed004-walk")

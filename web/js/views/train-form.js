@@ -85,9 +85,24 @@ function textLeftOut() {
   return null;
 }
 
+// Settings names (samples/index.json, settings.js) and their URL keys, for the settings a sample brings.
+export const SETTING_KEYS = {
+  size_mode: "mode", size: "size", pretokenizer: "pre", pattern: "pattern", tie_break: "tie", min_count: "min",
+  special_tokens: "special", separator: "sep", separator_text: "septext", id_layout: "layout", limit: "limit",
+};
+const asParam = (value) => (Array.isArray(value) ? JSON.stringify(value) : String(value));
+
 /** The view's URL params: the settings, and a short pasted text. */
 export function currentParams() {
   const params = toParams(state.settings);
+  // A link with a sample gets the sample's own settings where it leaves a key out, so a setting
+  // changed back to its default after picking the sample must be spelled out.
+  for (const [name, value] of Object.entries(state.sample?.settings || {})) {
+    const key = SETTING_KEYS[name];
+    if (key && params[key] === undefined && JSON.stringify(state.settings[name]) !== JSON.stringify(value)) {
+      params[key] = asParam(state.settings[name]);
+    }
+  }
   const text = ui.text.value;
   if (!state.sample && !state.files.length && text && !textLeftOut()) params.text = text;
   return params;

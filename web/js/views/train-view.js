@@ -8,10 +8,26 @@ import { bind, ui, state, store } from "./train-context.js";
 import { show } from "../dom.js";
 import { fromHash } from "../settings.js";
 import { initText, updateCounter, textChanged, setSample, pickSample } from "./train-text.js";
-import { initForm, writeForm, checkPatternSoon, currentParams, paramsChanged } from "./train-form.js";
+import { initForm, writeForm, checkPatternSoon, currentParams, paramsChanged, SETTING_KEYS } from "./train-form.js";
 import { initRun, startTraining } from "./train-run.js";
 import { initResults } from "./train-results.js";
 import { initExport, exportCurrent, updateZipButton, importFiles } from "./train-export.js";
+
+/** The sample's own settings (as picking it applies them) for each one `params` leaves out; the link's win. */
+function applySampleSettings(params) {
+  const preset = {};
+  for (const [name, value] of Object.entries(state.sample.settings || {})) {
+    const key = SETTING_KEYS[name];
+    if (!key || params[key] !== undefined) continue;
+    state.settings[name] = Array.isArray(value) ? [...value] : value;
+    preset[name] = value;
+  }
+  // As after a pick: another sample picked later puts the settings the user left alone back to the defaults.
+  state.preset = Object.keys(preset).length ? preset : null;
+  writeForm(state.settings);
+  checkPatternSoon();
+  paramsChanged();  // the address shows the settings in force, not those of the moment the sample loaded
+}
 
 let markup = null;  // the parsed train-view.html, fetched once
 
@@ -94,6 +110,7 @@ class TrainView extends HTMLElement {
     } else if (fresh.sample && fresh.sample !== state.sample?.id) {
       await pickSample(fresh.sample, { applySettings: false });
     }
+    if (params.text === undefined && state.sample && state.sample.id === fresh.sample) applySampleSettings(params);
     updateCounter();
   }
 
