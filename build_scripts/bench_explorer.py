@@ -268,7 +268,8 @@ def chromium(text, vocab, jumps, log):
         "explorer_open_s": opened["ms"] / 1000, "steps": opened["steps"],
         "jump_median_ms": statistics.median(times), "jump_worst_ms": max(times),
         "jump_p90_ms": sorted(times)[int(0.9 * (len(times) - 1))], "jumps": len(times),
-        "jump_ms": [round(t) for t in times], "pyodide": inside,
+        "jump_ms": [round(t) for t in times], "jump_steps": ks, "pyodide": inside,
+        "round_trip_ms": [round(t) for t in measured["asks"]], "draw_ms": [round(t) for t in measured["draws"]],
         "worker_round_trip_median_ms": statistics.median(measured["asks"]),
         "draw_median_ms": statistics.median(measured["draws"]),
     }
