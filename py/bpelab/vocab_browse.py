@@ -1,9 +1,11 @@
 """The vocabulary view's model: every entry of a tokenizer, paged, and searches by text, hex bytes or id.
 
 `browse(tokenizer, kind="all", query="", start=0, count=100)` returns
-{"kind", "query", "total", "start", "entries", "size"}: `total` entries match
-(all of them for kind "all"), `entries` is the page start..start+count of
-them in id order, and `size` is the number of entries in the vocabulary.
+{"kind", "query", "total", "start", "entries", "size", "first_id", "last_id",
+"unused"}: `total` entries match (all of them for kind "all"), `entries` is
+the page start..start+count of them in id order, `size` is the number of
+entries in the vocabulary, whose ids run from `first_id` to `last_id` with
+`unused` ids in between that no entry has.
 Each entry is {"id", "parts" (as bpelab.display draws a token), "hex",
 "bytes" (its length), "special" (present only when true), "pair" (the two
 ids its merge joined, when the tokenizer has a merge list)}.
@@ -118,5 +120,10 @@ def browse(tokenizer, kind="all", query="", start=0, count=100):
         "total": len(found),
         "start": start,
         "size": len(items),
+        # Ids need not be dense (cl100k skips 16 between its ranks and its special tokens):
+        # the range and the gaps, so "100,277 ids" and "100,261 entries" can be told apart.
+        "first_id": items[0][0],
+        "last_id": items[-1][0],
+        "unused": items[-1][0] - items[0][0] + 1 - len(items),
         "entries": [_entry(tokenizer, i, data, special, pairs) for i, data, special in page],
     }

@@ -239,8 +239,15 @@ def test_vocabulary_search_by_text_hex_and_id_in_o200k(site, tiktoken_encoding):
     page = site.page
     site.set_hash("#/vocab?tok=o200k")
     view = page.locator("bpe-vocab-view")
-    expect(view.locator("[role=status]")).to_contain_text("200,000 entries in GPT-4o (o200k_base)", timeout=TRAIN_TIMEOUT_MS)
+    expect(view.locator("[role=status]")).to_contain_text("200,000 entries in GPT-4o (o200k_base): ids 0–200,018, 19 of them unused", timeout=TRAIN_TIMEOUT_MS)
     expect(view.locator("tbody tr")).to_have_count(100)
+    # Review finding: "100,277 tokens" beside "100,261 entries" read as a contradiction; both now say ids and entries.
+    site.set_hash("#/vocab?tok=cl100k")
+    expect(view.locator("[role=status]")).to_contain_text("100,261 entries in GPT-4 (cl100k_base): ids 0–100,276, 16 of them unused", timeout=TRAIN_TIMEOUT_MS)
+    expect(view.locator(".hint").nth(1)).to_contain_text("100,261 entries, ids 0–100,276 (16 of them unused)")
+    expect(view).not_to_contain_text("100,277")
+    site.set_hash("#/vocab?tok=o200k")
+    expect(view.locator("[role=status]")).to_contain_text("200,000 entries in GPT-4o (o200k_base)", timeout=TRAIN_TIMEOUT_MS)
     tokyo = enc.encode_single_token("東京".encode())
     view.locator("select").nth(1).select_option("text")
     view.locator("input[type=search]").fill("東京")
@@ -261,6 +268,7 @@ def test_vocabulary_search_by_text_hex_and_id_in_o200k(site, tiktoken_encoding):
     page.keyboard.press("Escape")
     # Paging through all 200,000 entries: the last page holds the special tokens.
     view.locator("button", has_text="List all").click()
+    expect(view.locator("[role=status]")).to_contain_text("200,000 entries in")
     view.locator("input[type=number]").fill("2000")
     view.locator("input[type=number]").press("Enter")
     expect(view.locator("tbody tr").last).to_contain_text("special")

@@ -4,10 +4,12 @@
 import { store } from "../store.js";
 import { el, fmt } from "../dom.js";
 
+// Entries and id ranges as bpelab.vocab_browse counts them (tests/test_vocab_ids.py checks these lines):
+// a rank table's ids are not dense, so "ids 0–100,276" and "100,261 entries" are both true.
 export const REFERENCES = {
-  gpt2: { label: "GPT-2 (r50k_base)", source: "OpenAI's GPT-2 tokenizer, 50,257 tokens" },
-  cl100k: { label: "GPT-4 (cl100k_base)", source: "OpenAI's GPT-4 and GPT-3.5 tokenizer, 100,277 tokens" },
-  o200k: { label: "GPT-4o (o200k_base)", source: "OpenAI's GPT-4o tokenizer, 200,000 tokens" },
+  gpt2: { label: "GPT-2 (r50k_base)", source: "OpenAI's GPT-2 tokenizer: 50,257 entries, ids 0–50,256" },
+  cl100k: { label: "GPT-4 (cl100k_base)", source: "OpenAI's GPT-4 and GPT-3.5 tokenizer: 100,261 entries, ids 0–100,276 (16 of them unused)" },
+  o200k: { label: "GPT-4o (o200k_base)", source: "OpenAI's GPT-4o tokenizer: 200,000 entries, ids 0–200,018 (19 of them unused)" },
 };
 export const DEFAULT_CHOICE = "cl100k";
 

@@ -145,7 +145,9 @@ class VocabView extends HTMLElement {
     const ui = this.ui;
     const pages = Math.max(1, Math.ceil(reply.total / PER_PAGE));
     const name = REFERENCES[this.state.tok]?.label || ui.tokenizer.selectedOptions[0]?.textContent || "";
-    const what = reply.kind === "all" ? [`${fmt(reply.size)} entries in ${name}`]
+    // Ids may have gaps (cl100k: 16 unused between its ranks and its special tokens): say so, or the two numbers clash.
+    const unused = reply.unused ? `, ${fmt(reply.unused)} of them unused` : "";
+    const what = reply.kind === "all" ? [`${fmt(reply.size)} entries in ${name}: ids ${fmt(reply.first_id)}–${fmt(reply.last_id)}${unused}`]
       : reply.kind === "id" ? [`Id ${reply.query.trim()} in ${name}`]
       : [`${fmt(reply.total)} of ${fmt(reply.size)} entries contain `,
         reply.kind === "hex" ? `the bytes ${reply.query.trim().toUpperCase()}` : bdi(`“${reply.query}”`)];
