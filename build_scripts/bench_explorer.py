@@ -129,16 +129,17 @@ async ({ks}) => {
   // Split each jump: the worker round trip (Python's step view and window, JSON, messages) and the draw.
   let ask = 0, draw = 0;
   const fetchStep = view.fetchStep.bind(view), drawStep = view.draw.bind(view);
-  view.fetchStep = async (...args) => { const t = performance.now(); const r = await fetchStep(...args); ask += performance.now() - t; return r; };
+  let python = 0;
+  view.fetchStep = async (...args) => { const t = performance.now(); const r = await fetchStep(...args); ask += performance.now() - t; python += r.python_ms || 0; return r; };
   view.draw = (...args) => { const t = performance.now(); drawStep(...args); draw += performance.now() - t; };
-  const times = [], asks = [], draws = [];
+  const times = [], asks = [], draws = [], pythons = [];
   for (const k of ks) {
     const shown = new Promise((resolve) => {
       if (view.dataset.step === String(k)) return resolve();
       const watch = new MutationObserver(() => { if (view.dataset.step === String(k)) { watch.disconnect(); resolve(); } });
       watch.observe(view, { attributes: true, attributeFilter: ["data-step"] });
     });
-    ask = 0; draw = 0;
+    ask = 0; draw = 0; python = 0;
     const started = performance.now();
     slider.value = String(k);
     slider.dispatchEvent(new Event("input", { bubbles: true }));
@@ -146,11 +147,12 @@ async ({ks}) => {
     await frame();  // the frame that paints the new step
     times.push(performance.now() - started);
     asks.push(ask);
+    pythons.push(python);
     draws.push(draw);
   }
   view.fetchStep = fetchStep;
   view.draw = drawStep;
-  return { times, asks, draws };
+  return { times, asks, draws, pythons };
 }
 """
 
@@ -272,6 +274,7 @@ def chromium(text, vocab, jumps, log):
         "round_trip_ms": [round(t) for t in measured["asks"]], "draw_ms": [round(t) for t in measured["draws"]],
         "worker_round_trip_median_ms": statistics.median(measured["asks"]),
         "draw_median_ms": statistics.median(measured["draws"]),
+        "python_median_ms": statistics.median(measured["pythons"]), "python_ms": measured["pythons"],
     }
 
 
@@ -305,7 +308,8 @@ def main(argv=None):
               f"the explorer's own run to step 0: {b['explorer_open_s']:.2f} s")
         print(f"Chromium jumps     {b['jumps']} random steps of {b['steps']}: median {b['jump_median_ms']:.0f} ms, "
               f"90th percentile {b['jump_p90_ms']:.0f} ms, worst {b['jump_worst_ms']:.0f} ms (input to painted frame); "
-              f"medians: worker round trip {b['worker_round_trip_median_ms']:.0f} ms, drawing {b['draw_median_ms']:.0f} ms")
+              f"medians: worker round trip {b['worker_round_trip_median_ms']:.0f} ms (Python in it {b['python_median_ms']:.0f} ms), "
+              f"drawing {b['draw_median_ms']:.0f} ms")
         y = b["pyodide"]
         if "error" in y:
             print(f"Pyodide  record    not measured: {y['error']}")
