@@ -275,6 +275,37 @@ def test_vocabulary_search_by_text_hex_and_id_in_o200k(site, tiktoken_encoding):
     expect(page).to_have_url(re.compile(r"#/vocab\?tok=o200k.*page=2000"))
 
 
+def test_a_search_typed_before_the_vocabulary_loads_says_loading_and_runs_when_it_arrives(fresh_site):
+    """Review finding: an empty table with no message. GPT-2's table is held back (a wrapper on store.request)
+    until the search has been typed and submitted."""
+    site = fresh_site
+    page = site.page
+    site.open("#/train")
+    page.evaluate("""async () => {
+        const { store } = await import(new URL("js/store.js", location.href));
+        const request = store.request.bind(store);
+        window.__held = [];
+        store.request = (type, payload, opts) => {
+            if (type !== "reference") return request(type, payload, opts);
+            return new Promise((resolve, reject) => window.__held.push(() => request(type, payload, opts).then(resolve, reject)));
+        };
+    }""")
+    site.set_hash("#/vocab?tok=gpt2")
+    view = page.locator("bpe-vocab-view")
+    status = view.locator("[role=status]")
+    expect(status).to_have_text("Loading…")
+    expect(view.locator("tbody")).to_have_text("Loading…")
+    expect(view.locator(".table-wrap")).to_have_attribute("aria-busy", "true")
+    view.locator("input[type=search]").fill("hello")
+    view.locator("input[type=search]").press("Enter")
+    expect(status).to_have_text("Loading… the search runs as soon as the vocabulary is here.")
+    page.wait_for_function("() => window.__held.length >= 1")
+    page.evaluate("() => window.__held.forEach((go) => go())")
+    expect(status).to_contain_text("of 50,257 entries contain", timeout=TRAIN_TIMEOUT_MS)
+    expect(view.locator("tbody tr").first).to_have_attribute("data-id", "31373")  # "hello", the exact match first
+    expect(view.locator(".table-wrap")).to_have_attribute("aria-busy", "false")
+
+
 def test_an_imported_tokenizer_json_exports_to_gpt2_files_that_load_back_with_the_same_ids(site):
     from bpelab.artifacts import from_gpt2_files, from_hf_tokenizer_json, to_hf_tokenizer_json
     from bpelab.train import train

@@ -47,10 +47,10 @@ class VocabView extends HTMLElement {
       form, ui.error, ui.summary,
       el("div", { className: "row wrap pager" }, ui.prev, ui.range, ui.next,
         el("label", { for: id("jump"), text: "Go to page" }), ui.jump),
-      el("div", { className: "table-wrap" }, el("table", { className: "vocab-table" },
+      (ui.tableWrap = el("div", { className: "table-wrap", "aria-busy": "false" }, el("table", { className: "vocab-table" },
         el("caption", { className: "sr-only", text: "Vocabulary entries" }),
         el("thead", {}, el("tr", {}, ...["Id", "Token", "Bytes (hex)", "Length", "Made from"].map((h) => el("th", { scope: "col", text: h })))),
-        ui.body)),
+        ui.body))),
       el("p", { className: "hint legend", text: "␣ is a space, ⏎ a newline, ⇥ a tab; ⟨E1⟩ is a byte of a character the token does not complete. “Made from” is the pair of ids its merge joined (tokenizers with a merge list)." })));
     form.addEventListener("submit", (event) => { event.preventDefault(); this.readForm(); this.state.page = 0; this.update(); this.changed(); });
     ui.all.addEventListener("click", () => { ui.query.value = ""; this.state.query = ""; this.state.page = 0; this.update(); this.changed(); });
@@ -104,7 +104,8 @@ class VocabView extends HTMLElement {
     if (!this.state.tok) this.state.tok = value;
   }
 
-  goPage(page) {
+  async goPage(page) {
+    await this.pending;  // the pages of the search or list asked last, not of the one before it
     const total = this.state.reply?.total ?? 0;
     const last = Math.max(0, Math.ceil(total / PER_PAGE) - 1);
     if (!Number.isInteger(page)) return;
@@ -113,10 +114,30 @@ class VocabView extends HTMLElement {
     this.changed();
   }
 
-  async update() {
+  update() {
+    this.pending = this.ask();
+    return this.pending;
+  }
+
+  /** While a request runs the table says so; a search typed before the vocabulary is loaded runs once it is. */
+  loading(on) {
+    const ui = this.ui;
+    ui.tableWrap.setAttribute("aria-busy", on ? "true" : "false");
+    if (!on) return;
+    const loadingTable = Boolean(loadingNote(this.state.tok)) || store.phase !== "ready";
+    if (!this.state.reply || loadingTable) {
+      // A quick page turn keeps its summary (no flicker); a table still on its way says so.
+      ui.summary.textContent = this.state.query ? "Loading… the search runs as soon as the vocabulary is here." : "Loading…";
+      ui.body.replaceChildren(el("tr", {}, el("td", { colspan: "5", text: "Loading…" })));
+      ui.range.textContent = "";
+    }
+  }
+
+  async ask() {
     const ui = this.ui;
     const asked = ++this.state.asked;
     const { kind, query, page } = this.state;
+    this.loading(true);
     let reply;
     try {
       const note = loadingNote(this.state.tok);
@@ -130,12 +151,14 @@ class VocabView extends HTMLElement {
     } catch (error) {
       if (asked !== this.state.asked) return;
       if (error.type === "Cancelled") { setTimeout(() => this.update(), 0); return; }
+      this.loading(false);
       show(ui.error, error.type === "VocabError" ? `Nothing to show: ${error.message}.` : `Could not read the vocabulary: ${error.message}`, "error");
       ui.body.replaceChildren();
       ui.summary.textContent = "";
       return;
     }
     if (asked !== this.state.asked) return;
+    this.loading(false);
     hide(ui.error);
     this.state.reply = reply;
     this.draw(reply);
