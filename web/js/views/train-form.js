@@ -190,6 +190,15 @@ async function checkPattern() {
     ...pieces.map((piece) => tokenNode(new TextEncoder().encode(piece))), reply.pieces.length > 12 ? " …" : "");
 }
 
+/** A control focused half under the sticky Train bar comes out from under it. The browser leaves a control
+ * whose caret (a textarea's first line) or top is in view where it is; scroll-padding-bottom (app.css) sets the room. */
+function clearTrainBar(event) {
+  const bar = ui.form.querySelector(".actions");
+  const target = event.target;
+  if (!bar || bar.contains(target) || getComputedStyle(bar).position !== "sticky") return;
+  if (target.getBoundingClientRect().bottom > bar.getBoundingClientRect().top) target.scrollIntoView({ block: "nearest" });
+}
+
 export function initForm({ onLayoutChange }) {
   const onSettingsInput = (event) => {
     const before = state.settings.id_layout;
@@ -204,5 +213,6 @@ export function initForm({ onLayoutChange }) {
   };
   ui.form.addEventListener("input", onSettingsInput);
   ui.form.addEventListener("change", onSettingsInput);
+  ui.form.addEventListener("focusin", clearTrainBar);
   ui.copyLink.addEventListener("click", copyLink);
 }
