@@ -7,12 +7,14 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from bpelab import train
 from bpelab.artifacts import export_files
 from bpelab.cli import main
+from bpelab.parallel import MIN_PARALLEL_CHARS
 from bpelab.train import TrainSettings
 
 TEXT = "low low low low low\nlower lower widest widest widest\nnewest newest newest newest newest newest\n"
@@ -203,12 +205,21 @@ def test_ctrl_c_while_workers_count_ends_the_run_at_once(tmp_path):
     path = tmp_path / "big.txt"
     rng = random.Random(5)
     letters = "abcdefghijklmnopqrstuvwxyz"
-    words = [" " + "".join(rng.choices(letters, k=rng.randint(3, 9))) for _ in range(700_000)]
-    path.write_text("".join(words), encoding="utf-8")  # about 4,900,000 characters: the pool starts
+    words = [" " + "".join(rng.choices(letters, k=rng.randint(3, 9))) for _ in range(1_250_000)]
+    text = "".join(words)
+    assert len(text) >= MIN_PARALLEL_CHARS  # large enough for the pool to start
+    path.write_text(text, encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "bpelab", "train", str(path), "--merges", "3000", "--workers", "2",
                              "--char-limit", "0", "--out", str(tmp_path / "o"), "--quiet"],
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(1.0)
+    # Interrupt once the pool's processes exist, so the test is about the pool.
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + 30
+    while proc.poll() is None and not children.read_text().split():
+        if time.monotonic() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            pytest.fail("bpelab train started no worker processes within 30 s")
+        time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGINT)
     try:
         _, stderr = proc.communicate(timeout=20)
