@@ -402,7 +402,8 @@ async ({ text, vocabSize, repeat, code, timeoutMs }) => {
       try {
         const pyodide = await loadPyodide({ indexURL: "${origin}/pyodide/", packageBaseUrl: "${origin}/pyodide/",
                                             fullStdLib: false });
-        const zip = await (await fetch("${origin}/py/bpelab.zip")).arrayBuffer();
+        const build = await (await fetch("${origin}/build.json")).json();  // the package's name holds its hash
+        const zip = await (await fetch("${origin}/" + build.package_file)).arrayBuffer();
         pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide/site" });
         pyodide.runPython(code);
         self.postMessage({ type: "ready", version: pyodide.version });

@@ -205,9 +205,7 @@ def pyodide_record(page, site, text, vocab):
     spec = importlib.util.spec_from_file_location("bpelab_bench", ROOT / "build_scripts" / "bench.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    package = json.loads((site / "build.json").read_text())["package_file"]
-    script = bench._PAGE_JS.replace("${origin}/py/bpelab.zip", "${origin}/" + package)
-    result = page.evaluate(script, {"text": text, "vocabSize": vocab, "repeat": 1, "code": _PYODIDE_PY, "timeoutMs": 900_000})
+    result = page.evaluate(bench._PAGE_JS, {"text": text, "vocabSize": vocab, "repeat": 1, "code": _PYODIDE_PY, "timeoutMs": 900_000})
     if "error" in result:
         return {"error": result["error"]}
     run = result["runs"][0]
