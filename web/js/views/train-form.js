@@ -214,5 +214,12 @@ export function initForm({ onLayoutChange }) {
   ui.form.addEventListener("input", onSettingsInput);
   ui.form.addEventListener("change", onSettingsInput);
   ui.form.addEventListener("focusin", clearTrainBar);
+  // The page keeps room for the sticky bar at its real height (app.css's scroll-padding-bottom).
+  const bar = ui.form.querySelector(".actions");
+  if (bar && typeof ResizeObserver === "function") {
+    new ResizeObserver(() => {
+      if (bar.offsetHeight) document.documentElement.style.setProperty("--train-bar", `${bar.offsetHeight}px`);
+    }).observe(bar);
+  }
   ui.copyLink.addEventListener("click", copyLink);
 }
