@@ -208,6 +208,7 @@ class EncodeView extends HTMLElement {
     } catch (error) {
       if (asked !== this.state.asked) return;
       if (error.type === "Cancelled") { setTimeout(() => this.update(), 0); return; }
+      if (ui.text.value !== text) return;  // typed since: the pending update() asks again
       this.busy(false);
       show(ui.error, error.type === "DisplayError" ? `Not encoded: ${error.message}` : `Could not encode: ${error.message}`, "error");
       this.state.model = null;
