@@ -10,7 +10,7 @@ import { store } from "../store.js";
 import { el, fmt, count, show, hide } from "../dom.js";
 import "../components/token-display.js";
 import { showProvenance } from "../components/provenance.js";
-import { REFERENCES, tokenizerOptions, resolveTokenizer, loadingNote, loadSampleText } from "./tokenizer-choice.js";
+import { REFERENCES, tokenizerOptions, useTokenizer, loadSampleText } from "./tokenizer-choice.js";
 
 const POLICIES = {
   raise: "raise: a special token's spelling in the text is an error, as in tiktoken's encode() by default. Only a text that contains a special token's spelling is refused; any other text encodes as usual.",
@@ -197,12 +197,7 @@ class EncodeView extends HTMLElement {
     this.showDirection(text);
     let model;
     try {
-      const note = loadingNote(this.state.tok);
-      if (note) ui.tokInfo.textContent = note;
-      if (store.phase !== "ready") ui.tokInfo.textContent = note || "Waiting for Python to start…";
-      await store.ready;
-      const { handle, info } = await resolveTokenizer(this.state.tok);
-      ui.tokInfo.textContent = info;
+      const handle = await useTokenizer(this.state.tok, ui.tokInfo);
       this.state.handle = handle;
       model = await store.request("display", { handle, text, policy: this.state.policy, start: this.state.start, stop: this.state.start + WINDOW });
     } catch (error) {

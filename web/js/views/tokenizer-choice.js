@@ -62,6 +62,20 @@ export async function resolveTokenizer(choice) {
   return { handle: choice, info: `Imported from ${info.name}: ${fmt(info.n_vocab)} tokens, pre-tokenizer ${info.pretokenizer.name}.` };
 }
 
+/**
+ * The handle of a view's chosen tokenizer, once Python is ready and the tokenizer is loaded.
+ * `infoNode` says what is happening meanwhile (loading OpenAI's tables, waiting for Python), then what it is.
+ */
+export async function useTokenizer(choice, infoNode) {
+  const note = loadingNote(choice);
+  if (note) infoNode.textContent = note;
+  if (store.phase !== "ready") infoNode.textContent = note || "Waiting for Python to start…";
+  await store.ready;
+  const { handle, info } = await resolveTokenizer(choice);
+  infoNode.textContent = info;
+  return handle;
+}
+
 let samples = null;
 /** The text of a bundled sample, by id (samples/index.json). */
 export async function loadSampleText(id) {

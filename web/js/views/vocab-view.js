@@ -7,7 +7,7 @@ import { store } from "../store.js";
 import { el, fmt, show, hide, bdi } from "../dom.js";
 import { partsNode } from "../components/token-display.js";
 import { showProvenance } from "../components/provenance.js";
-import { REFERENCES, tokenizerOptions, resolveTokenizer, loadingNote } from "./tokenizer-choice.js";
+import { REFERENCES, tokenizerOptions, useTokenizer, loadingNote } from "./tokenizer-choice.js";
 
 const PER_PAGE = 100;
 const KINDS = { text: "Text", hex: "Bytes (hex)", id: "Id" };
@@ -140,12 +140,7 @@ class VocabView extends HTMLElement {
     this.loading(true);
     let reply;
     try {
-      const note = loadingNote(this.state.tok);
-      if (note) ui.tokInfo.textContent = note;
-      if (store.phase !== "ready") ui.tokInfo.textContent = note || "Waiting for Python to start…";
-      await store.ready;
-      const { handle, info } = await resolveTokenizer(this.state.tok);
-      ui.tokInfo.textContent = info;
+      const handle = await useTokenizer(this.state.tok, ui.tokInfo);
       this.state.handle = handle;
       reply = await store.request("vocab", { handle, kind: query ? kind : "all", query, start: page * PER_PAGE, count: PER_PAGE });
     } catch (error) {
