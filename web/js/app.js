@@ -114,7 +114,10 @@ async function mount(route) {
   return node;
 }
 
+let hashTimer = 0;  // a pending write of a view's params to the address
+
 async function go(hash, { focus = false } = {}) {
+  clearTimeout(hashTimer);  // a write of params from before this navigation must not overwrite its address
   const { route, params } = parseHash(hash);
   const changed = route !== app.route;
   app.route = route;
@@ -134,13 +137,14 @@ async function go(hash, { focus = false } = {}) {
   }
 }
 
-let hashTimer = 0;
 /** A view's params changed: write them to the address (replaceState: no history entry per keystroke). */
-function writeHash(route, params) {
-  app.params.set(route, params);
+function writeHash(route, node) {
+  app.params.set(route, node.params);
   clearTimeout(hashTimer);
   hashTimer = setTimeout(() => {
     if (route !== app.route) return;
+    const params = node.params;  // as the view is now, not as it was when it asked
+    app.params.set(route, params);
     const hash = makeHash(route, params);
     if (hash !== location.hash) history.replaceState(null, "", hash);
     renderNav();
@@ -150,7 +154,7 @@ function writeHash(route, params) {
 ui.main.addEventListener("bpe-params", (event) => {
   const node = event.target.closest("[data-route]");
   if (!node || typeof node.params === "undefined") return;
-  writeHash(node.dataset.route, node.params);
+  writeHash(node.dataset.route, node);
 });
 
 window.addEventListener("hashchange", () => go(location.hash, { focus: false }));
