@@ -7,6 +7,7 @@ counts its share; the tables are added in text order, so the result equals one
 worker's.
 """
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -21,11 +22,6 @@ from .pretokenize import get_pretokenizer, split_special
 # pool starts at 8M. train() and count_pieces_parallel both check it, so a smaller input
 # never starts a process (and the CLI's default --char-limit, 1M, stays far below it).
 MIN_PARALLEL_CHARS = 8_000_000
-
-
-def _ignore_interrupts():
-    # Ctrl-C reaches the whole process group: only the parent should act on it (and end the pool).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _count_batch(args):
@@ -75,9 +71,40 @@ def count_pieces_parallel(documents, settings, workers):
     if sum(map(len, chunks)) < MIN_PARALLEL_CHARS or len(groups) < 2:
         tables = map(_count_batch, jobs)
         return _add(tables)
-    # Pool's exit terminates the workers, also on Ctrl-C; ProcessPoolExecutor waited for them and could hang.
-    with multiprocessing.Pool(len(groups), initializer=_ignore_interrupts) as pool:
-        return _add(pool.imap(_count_batch, jobs))
+    return _add(_count_in_pool(jobs))
+
+
+def _count_in_pool(jobs):
+    """One table per job, in order, counted by one process per job; Ctrl-C ends the pool at once.
+
+    SIGINT is held for the whole life of the pool and polled for. Let through, a
+    KeyboardInterrupt could land anywhere inside Pool: between a fork and the pool's
+    record of that child (the worker outlived bpelab and held its stderr open, so
+    whoever waited on the pipe hung; seen in CI), inside terminate(), or in a weakref
+    callback that swallows it. Held, it is delivered here, after the pool is gone.
+    """
+    with _sigint_held():
+        # The workers inherit the held SIGINT, so a Ctrl-C (sent to the whole process
+        # group) reaches only the parent, which ends them.
+        pool = multiprocessing.Pool(len(jobs))
+        try:
+            counting = pool.map_async(_count_batch, jobs)
+            while not counting.ready() and signal.SIGINT not in signal.sigpending():
+                counting.wait(0.05)
+        finally:
+            pool.terminate()  # not close(): Ctrl-C must not wait for the workers' sums
+            pool.join()
+    # A held Ctrl-C has been raised as KeyboardInterrupt by now; otherwise every job is done.
+    return counting.get()
+
+
+@contextlib.contextmanager
+def _sigint_held():
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def usable_workers(requested):
