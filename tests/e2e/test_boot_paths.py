@@ -221,11 +221,12 @@ def broken_snapshots(site_dir, build_info):
         "not-gzip": (b"not gzip at all", "the snapshot did not load: "),
         "truncated": (real[: len(real) // 2], "the snapshot did not load: "),
         "wrong-size": (gzip.compress(b"\0" * 4096), f"the snapshot did not load: it has 4096 bytes, not the {size}"),
+        "too-long": (gzip.compress(b"\0" * (size + 1)), f"the snapshot did not load: it has more than the {size} bytes"),
         "not-a-snapshot": (gzip.compress(b"\0" * size), "the snapshot did not load: it is not a Pyodide memory snapshot"),
     }
 
 
-@pytest.mark.parametrize("case", ["not-gzip", "truncated", "wrong-size", "not-a-snapshot"])
+@pytest.mark.parametrize("case", ["not-gzip", "truncated", "wrong-size", "too-long", "not-a-snapshot"])
 def test_a_broken_snapshot_falls_back(bare, site_url, site_dir, build_info, case):
     page, _ = bare
     body, reason = broken_snapshots(site_dir, build_info)[case]

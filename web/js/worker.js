@@ -59,32 +59,36 @@ function snapshotProblem(info) {
   return null;
 }
 
-/** The snapshot's bytes: fetched and gunzipped as they arrive (any static host works, no Content-Encoding needed). */
-async function fetchSnapshot(info) {
-  const response = await fetchOk(new URL(info.snapshot.file, SITE));
-  const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
-  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-  bootTimes.snapshot_unpacked = Math.round(performance.now());
-  return checkSnapshot(bytes, info.snapshot);
-}
-
 // Pyodide 314's snapshot header: a magic number, then the header's length; wasm memory follows in 64 KiB pages.
 const SNAPSHOT_MAGIC = 1886286592;
 
 /**
- * Refuse a snapshot that is not whole before Pyodide sees it: Pyodide sizes the wasm
- * memory by it, and a memory too small makes instantiation fail with a warning only,
- * so loadPyodide would wait for ever instead of throwing.
+ * Fill `memory` (zeroed, the build's length) with the snapshot, which a helper worker
+ * downloads and inflates on another thread (inflating 31 MB here took this thread
+ * 0.3 s that Pyodide's own start needs). Resolves once every byte is in; on any
+ * failure it rejects and leaves the header zeroed, so that Pyodide's restoreSnapshot
+ * refuses it ("invalid magic number") instead of running Python on half a memory.
  */
-function checkSnapshot(bytes, expected) {
-  if (bytes.byteLength !== expected.bytes) {
-    throw new Error(`it has ${bytes.byteLength} bytes, not the ${expected.bytes} the build made`);
+async function fillSnapshot(memory, expected) {
+  try {
+    const loader = new Worker(new URL("./snapshot-loader.js", import.meta.url));
+    const reply = await new Promise((resolve, reject) => {
+      loader.onmessage = (event) => resolve(event.data);
+      loader.onerror = (event) => { event.preventDefault(); reject(new Error(event.message || "its loader did not start")); };
+      loader.postMessage({ url: new URL(expected.file, SITE).href, bytes: expected.bytes });
+    });
+    loader.terminate();
+    if (!reply.ok) throw new Error(reply.message);
+    bootTimes.snapshot_unpacked = Math.round(performance.now());
+    memory.set(new Uint8Array(reply.buffer));
+    const header = new Uint32Array(memory.buffer, memory.byteOffset, 2);
+    if (header[0] !== SNAPSHOT_MAGIC || header[1] >= memory.byteLength || (memory.byteLength - header[1]) % 65536) {
+      throw new Error("it is not a Pyodide memory snapshot");
+    }
+  } catch (error) {
+    memory.fill(0, 0, 8);
+    throw error;
   }
-  const header = new Uint32Array(bytes.buffer, bytes.byteOffset, 2);
-  if (header[0] !== SNAPSHOT_MAGIC || header[1] >= bytes.byteLength || (bytes.byteLength - header[1]) % 65536) {
-    throw new Error("it is not a Pyodide memory snapshot");
-  }
-  return bytes;
 }
 
 const OPTIONS = {
@@ -102,10 +106,20 @@ async function startPython(info, indexURL) {
     bootPath = "snapshot";
     stage("runtime");
     try {
-      // A promise: the snapshot downloads while Pyodide fetches and compiles its wasm.
-      const snapshot = fetchSnapshot(info);
-      snapshot.catch(() => {}); // loadPyodide awaits it; this only keeps an early failure from being "unhandled"
-      const py = await loadPyodide({ ...OPTIONS, indexURL, packageBaseUrl: indexURL, _loadSnapshot: snapshot });
+      // Pyodide sizes the wasm memory by the snapshot and copies it in only once its
+      // runtime is up (restoreSnapshot). So it gets a zeroed buffer of the right size at
+      // once, and starts the runtime while the snapshot downloads into that buffer; its
+      // fsInit hook, which Pyodide awaits before it restores, waits for the last byte.
+      const memory = new Uint8Array(info.snapshot.bytes);
+      const filling = fillSnapshot(memory, info.snapshot);
+      let fillError = null;
+      const waitForFill = () => filling.catch((error) => { fillError = error; });
+      let py;
+      try {
+        py = await loadPyodide({ ...OPTIONS, indexURL, packageBaseUrl: indexURL, _loadSnapshot: memory, fsInit: waitForFill });
+      } catch (error) {
+        throw fillError || error;  // a download that failed explains a refused snapshot best
+      }
       // The build's claims were checked above; this checks what is really inside.
       const inside = py.runPython("import __main__, json\njson.dumps(getattr(__main__, '_bpelab_snapshot', None))");
       const marker = JSON.parse(inside);
