@@ -89,7 +89,7 @@ def _count_in_pool(jobs):
         pool = multiprocessing.Pool(len(jobs))
         try:
             counting = pool.map_async(_count_batch, jobs)
-            while not counting.ready() and signal.SIGINT not in signal.sigpending():
+            while not counting.ready() and not _interrupt_held():
                 counting.wait(0.05)
         finally:
             pool.terminate()  # not close(): Ctrl-C must not wait for the workers' sums
@@ -98,8 +98,19 @@ def _count_in_pool(jobs):
     return counting.get()
 
 
+# POSIX only; elsewhere (Windows) a Ctrl-C is raised where it lands, as before.
+_CAN_HOLD_SIGNALS = hasattr(signal, "pthread_sigmask") and hasattr(signal, "sigpending")
+
+
+def _interrupt_held():
+    return _CAN_HOLD_SIGNALS and signal.SIGINT in signal.sigpending()
+
+
 @contextlib.contextmanager
 def _sigint_held():
+    if not _CAN_HOLD_SIGNALS:
+        yield
+        return
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
