@@ -17,18 +17,11 @@ from bpelab.compare import (
 )
 from bpelab.display import token_parts
 from bpelab.openai_vocab import load_reference
+from seed003_vietnamese import SEED003_BLOCK, XIN_CHAO
 
 ROOT = Path(__file__).resolve().parent.parent
 ALIGNED = ROOT / "web" / "samples" / "aligned"
 TIKTOKEN_NAME = {"gpt2": "r50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}
-XIN_CHAO = "Xin chào thế giới"
-
-# Seed 003, "What a tokenizer costs Vietnamese", copied from the seed.
-SEED003_BLOCK = """\
-'Xin chào thế giới': 17 characters, 22 bytes
-  gpt2         15 tokens  X | in | ␣ch | à | o | ␣th | <E1> | <BA> | <BF> | ␣g | i | <E1> | <BB> | <9B> | i
-  cl100k_base   9 tokens  X | in | ␣ch | à | o | ␣th | ế | ␣gi | ới
-  o200k_base    5 tokens  Xin | ␣ch | ào | ␣thế | ␣giới"""
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from seed003_vietnamese import SEED003_BLOCK, XIN_CHAO
 from site_harness import ROOT
 
-XIN_CHAO = "Xin chào thế giới"
-SEED003_BLOCK = """\
-'Xin chào thế giới': 17 characters, 22 bytes
-  gpt2         15 tokens  X | in | ␣ch | à | o | ␣th | <E1> | <BA> | <BF> | ␣g | i | <E1> | <BB> | <9B> | i
-  cl100k_base   9 tokens  X | in | ␣ch | à | o | ␣th | ế | ␣gi | ới
-  o200k_base    5 tokens  Xin | ␣ch | ào | ␣thế | ␣giới"""
 SEED003_CORPUS = ("low low low low low\n"
                   "lower lower widest widest widest\n"
                   "newest newest newest newest newest newest\n")
