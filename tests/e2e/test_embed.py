@@ -85,9 +85,9 @@ class Host:
         out = [m["data"] for m in self.page.evaluate("window.__bpe || []")]
         return [m for m in out if (type_ is None or m.get("type") == type_) and (id_ is None or m.get("id") == id_)]
 
-    def wait_message(self, type_, id_, predicate="true", timeout=BOOT_TIMEOUT_MS, since=0):
+    def wait_message(self, type_, id_, predicate="true", timeout=BOOT_TIMEOUT_MS, since=0, watching=None):
         """The last message of this type and id for which the JS `predicate` (on m) holds, once one arrives
-        (among the messages from index `since` on).
+        (among the messages from index `since` on). `watching`: a selector the reader keeps in view meanwhile.
 
         Polled from Python: page.wait_for_function evaluates strings in the page, which a course page's
         CSP (no 'unsafe-eval') forbids.
@@ -95,18 +95,31 @@ class Host:
         return self.wait_for(
             f"(window.__bpe || []).slice({int(since)}).map(({{data: m}}) => m).filter((m) => m.type === {json.dumps(type_)} "
             f"&& m.id === {json.dumps(id_)} && ({predicate})).pop() || null", timeout,
-            f"no {type_} message from {id_!r} with {predicate}")
+            f"no {type_} message from {id_!r} with {predicate}", watching)
 
-    def wait_for(self, expression, timeout=BOOT_TIMEOUT_MS, what=None):
-        """Poll a JS expression in the top frame until it is truthy; return its value."""
+    def wait_for(self, expression, timeout=BOOT_TIMEOUT_MS, what=None, watching=None):
+        """Poll a JS expression in the top frame until it is truthy; return its value.
+
+        With `watching` (a selector), scroll that element back into view on every poll, as a reader
+        who is looking at it would: a widget above it that grows as it draws can push it out of
+        view a moment after it was scrolled to, and a widget that starts when visible then waits.
+        """
         deadline = time.monotonic() + timeout / 1000
         while True:
+            if watching:
+                self.page.locator(watching).scroll_into_view_if_needed()
             value = self.page.evaluate(expression)
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout} ms: {what or expression}")
+                raise AssertionError(f"timed out after {timeout} ms: {what or expression}\n{self.diagnosis()}")
             time.sleep(0.1)
+
+    def diagnosis(self):
+        """What the page heard and printed, for a failure's report (fixtures get no report section)."""
+        heard = json.dumps(self.messages(), ensure_ascii=False)[-3000:]
+        printed = "\n".join(self.console[-40:]) or "(empty)"
+        return f"messages: {heard}\nconsole:\n{printed}"
 
     def settled_height(self, id_, quiet_ms=1500):
         """The widget's height once no resize message has come for quiet_ms (the view has finished drawing)."""
@@ -117,6 +130,19 @@ class Host:
                 return sizes[-1]["height"]
             count = len(sizes)
             self.page.wait_for_timeout(quiet_ms)
+
+    def press(self, name):
+        """Click a button of the course page, as a reader would: scrolled into view, then clicked.
+
+        Two animation frames pass between the scroll and the click. Without them Chromium may route
+        the click by the hit-test data of the frame before the scroll, and a widget's frame of another
+        origin that was out of view receives it: the button never hears it (seen in 12 of 12 trials
+        when the explorer had been released out of view).
+        """
+        button = self.page.get_by_role("button", name=name, exact=True)
+        button.scroll_into_view_if_needed()
+        self.page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        button.click()
 
     def command(self, frame_selector, **fields):
         """Post a command to a widget frame, as a course page would."""
@@ -165,10 +191,8 @@ def lesson(browser, site_url, host_url):
     """The demo lesson on the host origin, its widgets from the widget origin, both booted."""
     context, host = _new_host(browser, site_url, host_url)
     host.page.goto(f"{host.host}/demo/lesson.html?widget={site_url}")
-    host.page.locator("#explorer").scroll_into_view_if_needed()
-    host.wait_message("ready", "merges")
-    host.page.locator("bpe-lab#compare").scroll_into_view_if_needed()
-    host.wait_message("ready", "compare")
+    host.wait_message("ready", "merges", watching="#explorer")
+    host.wait_message("ready", "compare", watching="bpe-lab#compare")
     yield host
     context.close()
 
@@ -204,14 +228,14 @@ def test_explorer_widget_boots_at_step_5_of_seed_003(lesson):
 
 
 def test_step_command_from_the_lessons_prose(lesson):
-    lesson.page.get_by_role("button", name="Show merge 3").click()
+    lesson.press("Show merge 3")
     state = lesson.wait_message("state", "merges", "m.step === 3")
     assert (state["pair"], state["merged"], state["count"], state["tokens"]) == ([111, 119], 258, 7, 70)
     expect(lesson.page.locator("#narrator")).to_contain_text("Merge 3 of 8: tokens 111 and 119 become the new token 258")
     # The widget draws the step it reports.
     frame = lesson.page.frame_locator("#explorer")
     expect(frame.locator("bpe-explorer-view")).to_contain_text("258")
-    lesson.page.get_by_role("button", name="Show merge 5").click()
+    lesson.press("Show merge 5")
     lesson.wait_message("state", "merges", "m.step === 5 && m.merged === 260")
 
 
@@ -279,10 +303,10 @@ def test_play_and_pause_commands(lesson):
     lesson.page.locator("#explorer").scroll_into_view_if_needed()
     mark = lambda: len(lesson.page.evaluate("window.__bpe"))  # noqa: E731
     since = mark()
-    lesson.page.get_by_role("button", name="Show merge 1").click()
+    lesson.press("Show merge 1")
     lesson.wait_message("state", "merges", "m.step === 1", since=since)
     since = mark()
-    lesson.page.get_by_role("button", name="Play all merges").click()
+    lesson.press("Play all merges")
     last = lesson.wait_message("state", "merges", "m.step === 8", timeout=TRAIN_TIMEOUT_MS, since=since)
     assert (last["pair"], last["merged"], last["count"]) == ([32, 262], 263, 5)
     steps = [m["data"]["step"] for m in lesson.page.evaluate("window.__bpe")[since:]
@@ -568,8 +592,8 @@ def test_compressed_text_parameter(fresh_host, tiktoken_encoding):
 <bpe-lab id="el" view="encode" tok="cl100k" text="{html.escape(text)}"></bpe-lab>""")
     fresh_host.page.goto(url)
     for selector, id_ in (("#w", "z"), ("bpe-lab#el", "el")):
-        fresh_host.page.locator(selector).scroll_into_view_if_needed()
-        state = fresh_host.wait_message("state", id_, f"m.tokens === {len(expected)}", timeout=TRAIN_TIMEOUT_MS)
+        state = fresh_host.wait_message("state", id_, f"m.tokens === {len(expected)}", timeout=TRAIN_TIMEOUT_MS,
+                                        watching=selector)
         assert state["ids"] == expected, id_
     assert "#z=" in fresh_host.page.locator("bpe-lab#el iframe").get_attribute("src")
 
