@@ -916,7 +916,7 @@ def test_train_out_killed_mid_write_leaves_the_old_files_intact(trained_out):
         "real = cli._write_new\n"
         "def slow(path, data):\n"
         "    real(path, data[:10])\n"
-        "    print('writing', flush=True)\n"
+        "    print('writing', os.getpid(), flush=True)\n"
         "    os.kill(os.getpid(), 9)\n"
         "cli._write_new = slow\n"
         "sys.exit(cli.main(sys.argv[1:]))\n"
@@ -926,6 +926,31 @@ def test_train_out_killed_mid_write_leaves_the_old_files_intact(trained_out):
     assert proc.returncode == -9 and "writing" in proc.stdout, proc.stderr
     assert _snapshot(out) == before
     assert load_files(before).encode("hello")
+    # The killed run could not remove its staging folder; the next run for this target does.
+    left = [p.name for p in trained_out.iterdir() if ".bpelab-" in p.name]
+    pid = proc.stdout.split()[1]
+    assert left and all(name.startswith(f".out.bpelab-{pid}-") for name in left), left
+    assert cli.main(_train_args("out", "--merges", "20")) == 0
+    assert not [p for p in trained_out.iterdir() if ".bpelab-" in p.name]
+
+
+def test_train_out_keeps_staging_folders_it_cannot_know_are_abandoned(trained_out):
+    """A live process's staging folder, one holding a file bpelab does not write, and another target's stay."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(gone.stdout)
+    kept = {
+        f".out.bpelab-{os.getppid()}-live": {"tokenizer.json": b"{}"},  # its process still runs
+        f".out.bpelab-{dead}-mixed": {"tokenizer.json": b"{}", "notes.txt": b"mine"},
+        f".other.bpelab-{dead}-target": {"tokenizer.json": b"{}"},
+        ".out.bpelab-old": {"tokenizer.json": b"{}"},  # no process id in its name
+    }
+    for name, files in {**kept, f".out.bpelab-{dead}-abandoned": {"manifest.json": b"{"}}.items():
+        (trained_out / name).mkdir()
+        for file, data in files.items():
+            (trained_out / name / file).write_bytes(data)
+    assert cli.main(_train_args("out", "--merges", "20")) == 0
+    assert sorted(p.name for p in trained_out.iterdir() if ".bpelab-" in p.name) == sorted(kept)
+    assert (trained_out / f".out.bpelab-{dead}-mixed" / "notes.txt").read_bytes() == b"mine"
 
 
 def test_train_out_never_writes_through_a_symlink(trained_out):

@@ -174,6 +174,11 @@ def cmd_train(args):
 # manifest lists the files and their sha256), unless --force. Nothing is
 # written through a symbolic link: new files are created with O_EXCL and
 # O_NOFOLLOW, and a rename replaces a link itself, never its target.
+#
+# The staging folder beside the target is named .NAME.bpelab-PID-XXXX. A run
+# that was killed (SIGKILL, power loss) cannot remove its own; the next run
+# for the same target removes it once that process is gone, if it holds only
+# files bpelab writes.
 
 
 def _lstat(path):
@@ -250,6 +255,44 @@ def _write_new(path, data):
         os.close(fd)
 
 
+def _process_exists(pid):
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by someone else
+    return True
+
+
+def _remove_abandoned_staging(parent, base):
+    """Remove staging folders that killed runs left for this target (POSIX only: see above)."""
+    if os.name != "posix":
+        return  # os.kill(pid, 0) would end the process on Windows, not ask about it
+    prefix = f".{base}.bpelab-"
+    try:
+        names = [name for name in os.listdir(parent) if name.startswith(prefix)]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _process_exists(int(pid)):
+            continue
+        folder = os.path.join(parent, name)
+        try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                continue
+            entries = [(entry, os.lstat(os.path.join(folder, entry))) for entry in os.listdir(folder)]
+            if not all(stat.S_ISREG(info.st_mode) and (tokenizer_file_name(entry) or entry == "manifest.json")
+                       for entry, info in entries):
+                continue  # something bpelab does not write: not ours to delete
+            for entry, _ in entries:
+                os.unlink(os.path.join(folder, entry))
+            os.rmdir(folder)
+        except OSError:
+            continue  # another run is cleaning up too, or it is not ours to remove
+
+
 def write_export(out, files, *, force=False):
     """Write {name: bytes} to the folder `out` as described above; UsageError on failure, `out` unchanged."""
     ours = _check_out(out, force)  # again: the folder may have changed while training ran
@@ -258,7 +301,8 @@ def write_export(out, files, *, force=False):
     staging = None
     try:
         os.makedirs(parent, exist_ok=True)
-        staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.bpelab-", dir=parent)
+        _remove_abandoned_staging(parent, os.path.basename(out))
+        staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.bpelab-{os.getpid()}-", dir=parent)
         umask = os.umask(0o022)
         os.umask(umask)
         os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes it private; the folder is the user's, as makedirs made it
