@@ -318,3 +318,37 @@ def test_trained_token_detail_opens_its_provenance(compare):
     dialog = site.page.locator("dialog.provenance-dialog")
     expect(dialog).to_be_visible()
     site.page.keyboard.press("Escape")
+
+
+RECORD_PANE_PROGRESS = """
+window.__paneProgress = [];
+new MutationObserver((records) => {
+  for (const record of records) {
+    const node = record.target;
+    const bar = node.tagName === "PROGRESS" ? node : node.querySelector?.("progress");
+    if (!bar || !bar.closest(".compare-pane")) continue;
+    window.__paneProgress.push({ value: bar.value, max: bar.max, shown: !bar.closest(".pane-progress").hidden,
+                                 text: bar.closest(".pane-progress").textContent });
+  }
+}).observe(document.body, { subtree: true, attributes: true, attributeFilter: ["value", "hidden"] });
+"""
+
+
+def test_a_second_configuration_shows_its_training_progress(compare):
+    """Training a second configuration from a pane shows merges done of the total, then the pane's tokens."""
+    site = compare
+    genesis = (ROOT / "web" / "samples" / "kjv-genesis.txt").read_text("utf-8")
+    train_here(site, 300, genesis)
+    site.page.evaluate(RECORD_PANE_PROGRESS)
+    open_compare(site, "panes=trained,alt_1500_gpt2_greater&policy=raise&ws=1&text=In%20the%20beginning")
+    alt = pane(site, "alt_1500_gpt2_greater")
+    expect(alt).to_have_attribute("data-tokens", re.compile(r"^[1-9]"), timeout=120_000)
+    expect(alt.locator(".pane-progress")).to_be_hidden()
+    seen = site.page.evaluate("window.__paneProgress")
+    shown = [r for r in seen if r["shown"]]
+    # 1,500 - 256 - 1 (<|endoftext|>) = 1,243 merges, reported as they are learned.
+    assert shown and all(r["max"] == 1243 for r in shown), seen[:5]
+    assert any(0 < r["value"] < r["max"] for r in shown), [r["value"] for r in shown]
+    values = [r["value"] for r in shown]
+    assert values == sorted(values), values
+    assert shown[-1]["text"].startswith(f"{values[-1]:,} / 1,243 merges"), shown[-1]

@@ -55,6 +55,10 @@ export class ComparePane {
       onclick: () => this.hooks.onRemove(this) });
     this.title = el("h3", { id: `${id}-title`, className: "pane-title" });
     this.status = el("p", { className: "meta pane-status", role: "status" });
+    // A second configuration trains in the worker: its progress, not read out at every message.
+    this.progressBar = el("progress", { id: `${id}-progress`, max: "1", value: "0", "aria-labelledby": `${id}-progress-text` });
+    this.progressText = el("span", { id: `${id}-progress-text`, className: "meta" });
+    this.progress = el("div", { className: "row wrap pane-progress", hidden: true }, this.progressBar, this.progressText);
     this.counts = el("dl", { className: "pane-counts" });
     this.policies = el("p", { className: "hint pane-policies" });
     this.display = el("token-display", { "aria-label": "Tokens" });
@@ -66,7 +70,7 @@ export class ComparePane {
     this.detail = el("div", { className: "pane-detail", "aria-live": "polite" });
     this.node = el("section", { className: "compare-pane panel", "aria-labelledby": `${id}-title`, dataset: { spec: this.spec } },
       el("div", { className: "row wrap pane-head" }, this.title, this.kind, this.remove),
-      this.kRow, this.altRow, this.status, this.counts, this.policies, this.pager, this.display,
+      this.kRow, this.altRow, this.status, this.progress, this.counts, this.policies, this.pager, this.display,
       el("details", { className: "pane-ids", open: true }, el("summary", { text: "Token ids" }), this.ids), this.detail);
   }
 
@@ -118,8 +122,22 @@ export class ComparePane {
     this.status.textContent = text;
   }
 
+  /** The worker trains this pane's second configuration: {done, total} merges so far. */
+  trainingProgress({ done, total }) {
+    if (this.progress.hidden) {
+      this.trainingStarted = performance.now();
+      this.busy(`Training ${paneName(this.spec)} on the Train view's text… The worker answers other requests once it is done.`);
+      this.progress.hidden = false;
+    }
+    const elapsed = ((performance.now() - this.trainingStarted) / 1000).toFixed(1);
+    this.progressBar.max = Math.max(1, total);
+    this.progressBar.value = done;
+    this.progressText.textContent = `${fmt(done)} / ${fmt(total)} merges · ${elapsed} s`;
+  }
+
   /** A pane that cannot show anything (no trained tokenizer, raise with a special token...). */
   showError(message, result = null) {
+    this.progress.hidden = true;
     this.node.removeAttribute("aria-busy");
     this.result = result;
     this.status.textContent = message;
@@ -135,6 +153,7 @@ export class ComparePane {
   /** Draw the worker's result for this pane; `ws` shows whitespace as ␣ ⏎ ⇥. */
   render(result, { ws, policy }) {
     this.result = result;
+    this.progress.hidden = true;
     this.node.removeAttribute("aria-busy");
     this.status.classList.remove("error");
     this.drawPolicies(result.policies, policy);

@@ -240,7 +240,7 @@ class CompareView extends HTMLElement {
       try {
         if (!pane.handle || !store.tokenizers.has(pane.handle)) {
           if (!pane.result) pane.busy(`Loading ${paneName(pane.spec)}…`);
-          pane.handle = await resolveSpec(pane.spec);
+          pane.handle = await resolveSpec(pane.spec, { onProgress: (progress) => pane.trainingProgress(progress) });
         }
         live.push(pane);
       } catch (error) {
