@@ -122,17 +122,15 @@ export class ComparePane {
     this.status.textContent = text;
   }
 
-  /** The worker trains this pane's second configuration: {done, total} merges so far. */
-  trainingProgress({ done, total }) {
+  /** The worker trains this pane's second configuration: {done, total} merges, `elapsed` s since it began. */
+  trainingProgress({ done, total, elapsed }) {
     if (this.progress.hidden) {
-      this.trainingStarted = performance.now();
       this.busy(`Training ${paneName(this.spec)} on the Train view's text… The worker answers other requests once it is done.`);
       this.progress.hidden = false;
     }
-    const elapsed = ((performance.now() - this.trainingStarted) / 1000).toFixed(1);
     this.progressBar.max = Math.max(1, total);
     this.progressBar.value = done;
-    this.progressText.textContent = `${fmt(done)} / ${fmt(total)} merges · ${elapsed} s`;
+    this.progressText.textContent = `${fmt(done)} / ${fmt(total)} merges · ${Number(elapsed || 0).toFixed(1)} s`;
   }
 
   /** A pane that cannot show anything (no trained tokenizer, raise with a special token...). */
