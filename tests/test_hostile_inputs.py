@@ -624,8 +624,8 @@ WORKER_CASES = [
 
 # ------------------------------------------------------------------ server
 
-# http.server's short error page, whose one "Message:" line says what is wrong with the path.
-BAD_PATH = r"Message: (malformed path|the path is not UTF-8|'\.' and '\.\.' are not allowed in a path)\."
+# One line of plain text that says what is wrong with the path.
+BAD_PATH = r"400 Bad Request: (malformed path|the path is not UTF-8|'\.' and '\.\.' are not allowed in a path)\n"
 SERVER_CASES = [
     Case("server-issue-nul", "server", code=400, expect=BAD_PATH, path="/a%00b"),
     Case("server-issue-nul-html", "server", code=400, expect=BAD_PATH, path="/index.html%00.txt"),
@@ -780,8 +780,12 @@ def test_server(case, site):
     assert "default-src" in policy and "frame-ancestors" not in policy, policy
     if case.code == 404:
         assert "Directory listing" not in body and "app.js" not in body
+        assert body == "404 Not Found: file not found\n", body[:300]
+    if case.code >= 400:
+        assert headers.get("content-type") == "text/plain; charset=utf-8", headers
+        assert int(headers["content-length"]) == len(body.encode())
     if case.expect:
-        assert re.search(case.expect, body), body[:300]
+        assert re.fullmatch(case.expect, body) if case.code >= 400 else re.search(case.expect, body), body[:300]
     assert "Traceback" not in body
 
 

@@ -126,9 +126,22 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
         return super().parse_request()
 
     def send_error(self, code, message=None, explain=None):
+        """One line of plain text ("400 Bad Request: malformed path"), not http.server's HTML page."""
+        status = http.HTTPStatus(code)
+        self.log_error("code %d, message %s", status.value, message)
+        self.send_response(status, status.phrase)
         # An error may leave a request body unread; a fresh connection keeps the next request clean.
         self.close_connection = True
-        super().send_error(code, message, explain)
+        self.send_header("Connection", "close")
+        body = f"{status.value} {status.phrase}: {message or status.description}\n".encode("utf-8", "replace")
+        if status.value < 200 or status in (http.HTTPStatus.NO_CONTENT, http.HTTPStatus.NOT_MODIFIED):
+            self.end_headers()
+            return
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def end_headers(self):
         # On every response, errors and 304s included.
