@@ -947,6 +947,7 @@ def test_train_out_keeps_staging_folders_it_cannot_know_are_abandoned(trained_ou
         f".out.bpelab-{dead}-mixed": {"tokenizer.json": b"{}", "notes.txt": b"mine"},
         f".other.bpelab-{dead}-target": {"tokenizer.json": b"{}"},
         ".out.bpelab-old": {"tokenizer.json": b"{}"},  # no process id in its name
+        f".out.bpelab-{dead}-x.bpelab-{os.getppid()}-abc": {"tokenizer.json": b"{}"},  # target "out.bpelab-PID-x"
     }
     for name, files in {**kept, f".out.bpelab-{dead}-abandoned": {"manifest.json": b"{"}}.items():
         (trained_out / name).mkdir()

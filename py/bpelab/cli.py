@@ -9,6 +9,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import sys
@@ -269,14 +270,16 @@ def _remove_abandoned_staging(parent, base):
     """Remove staging folders that killed runs left for this target (POSIX only: see above)."""
     if os.name != "posix":
         return  # os.kill(pid, 0) would end the process on Windows, not ask about it
-    prefix = f".{base}.bpelab-"
+    # mkdtemp's suffix is letters, digits and "_": another target's folder
+    # (.out.bpelab-1-x.bpelab-PID-XXXX for a target "out.bpelab-1-x") never matches.
+    ours = re.compile(re.escape(f".{base}.bpelab-") + r"([0-9]+)-[A-Za-z0-9_]+")
     try:
-        names = [name for name in os.listdir(parent) if name.startswith(prefix)]
+        matches = [ours.fullmatch(name) for name in os.listdir(parent)]
     except OSError:
         return
-    for name in names:
-        pid = name[len(prefix):].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid() or _process_exists(int(pid)):
+    for match in filter(None, matches):
+        name, pid = match.group(0), int(match.group(1))
+        if pid == os.getpid() or _process_exists(pid):
             continue
         folder = os.path.join(parent, name)
         try:
