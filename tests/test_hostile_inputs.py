@@ -932,30 +932,38 @@ def test_train_out_killed_mid_write_leaves_the_old_files_intact(trained_out):
     assert load_files(before).encode("hello")
     # The killed run could not remove its staging folder; the next run for this target does.
     left = [p.name for p in trained_out.iterdir() if ".bpelab-" in p.name]
-    pid = proc.stdout.split()[1]
-    assert left and all(name.startswith(f".out.bpelab-{pid}-") for name in left), left
+    pid = int(proc.stdout.split()[1])
+    assert left and all(name.startswith(cli._staging_prefix("out", pid)) for name in left), left
     assert cli.main(_train_args("out", "--merges", "20")) == 0
     assert not [p for p in trained_out.iterdir() if ".bpelab-" in p.name]
 
 
 def test_train_out_keeps_staging_folders_it_cannot_know_are_abandoned(trained_out):
-    """A live process's staging folder, one holding a file bpelab does not write, and another target's stay."""
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    dead = int(gone.stdout)
+    """Only a dead process's folder of this host and target, holding only names this run writes, is removed."""
+    dead = 2**22 + 1  # above Linux's largest pid_max (and macOS's 99,999): no process has it
+    assert not cli._process_exists(dead)
+    this_host = lambda pid: cli._staging_prefix("out", pid)  # noqa: E731
+    other_host = ".out.bpelab-" + ("0" * 8 if cli._host_tag() != "0" * 8 else "1" * 8) + "-"
     kept = {
-        f".out.bpelab-{os.getppid()}-live": {"tokenizer.json": b"{}"},  # its process still runs
-        f".out.bpelab-{dead}-mixed": {"tokenizer.json": b"{}", "notes.txt": b"mine"},
-        f".other.bpelab-{dead}-target": {"tokenizer.json": b"{}"},
-        ".out.bpelab-old": {"tokenizer.json": b"{}"},  # no process id in its name
-        f".out.bpelab-{dead}-x.bpelab-{os.getppid()}-abc": {"tokenizer.json": b"{}"},  # target "out.bpelab-PID-x"
+        this_host(os.getppid()) + "live": {"tokenizer.json": b"{}"},  # its process still runs
+        this_host(dead) + "mixed": {"tokenizer.json": b"{}", "notes.txt": b"mine"},
+        this_host(dead) + "other": {"package.json": b"{}"},  # a .json name this run does not write
+        other_host + f"{dead}-elsewhere": {"tokenizer.json": b"{}"},  # another host's: its pids mean nothing here
+        cli._staging_prefix("other", dead) + "target": {"tokenizer.json": b"{}"},
+        this_host(9_999_999_999) + "huge": {"tokenizer.json": b"{}"},  # over a C int: os.kill overflows; left, no crash
+        this_host(99_999_999_999) + "huger": {"tokenizer.json": b"{}"},  # over 10 digits: not a name bpelab makes
+        ".out.bpelab-old": {"tokenizer.json": b"{}"},  # no host or process id in its name
+        # The staging folder of a target named like one: "out.bpelab-HOST-DEAD-x".
+        this_host(dead) + "x" + cli._staging_prefix("", os.getppid())[1:] + "abc": {"tokenizer.json": b"{}"},
     }
-    for name, files in {**kept, f".out.bpelab-{dead}-abandoned": {"manifest.json": b"{"}}.items():
+    abandoned = {this_host(dead) + "abandoned": {"manifest.json": b"{", "vocab.bpe": b"#"}}
+    for name, files in {**kept, **abandoned}.items():
         (trained_out / name).mkdir()
         for file, data in files.items():
             (trained_out / name / file).write_bytes(data)
     assert cli.main(_train_args("out", "--merges", "20")) == 0
     assert sorted(p.name for p in trained_out.iterdir() if ".bpelab-" in p.name) == sorted(kept)
-    assert (trained_out / f".out.bpelab-{dead}-mixed" / "notes.txt").read_bytes() == b"mine"
+    assert (trained_out / (this_host(dead) + "mixed") / "notes.txt").read_bytes() == b"mine"
 
 
 def test_train_out_never_writes_through_a_symlink(trained_out):

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import stat
 import sys
 import tempfile
@@ -176,10 +177,12 @@ def cmd_train(args):
 # written through a symbolic link: new files are created with O_EXCL and
 # O_NOFOLLOW, and a rename replaces a link itself, never its target.
 #
-# The staging folder beside the target is named .NAME.bpelab-PID-XXXX. A run
-# that was killed (SIGKILL, power loss) cannot remove its own; the next run
+# The staging folder beside the target is named .NAME.bpelab-HOST-PID-XXXX
+# (HOST: 8 hex digits of the host name's sha256). A run that was killed
+# (SIGKILL, power loss) cannot remove its own; the next run on the same host
 # for the same target removes it once that process is gone, if it holds only
-# files bpelab writes.
+# files of the names this run writes. Another host's folder (a shared or
+# network drive) is never touched: its process ids mean nothing here.
 
 
 def _lstat(path):
@@ -256,23 +259,31 @@ def _write_new(path, data):
         os.close(fd)
 
 
+def _host_tag():
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def _staging_prefix(base, pid=None):
+    return f".{base}.bpelab-{_host_tag()}-{os.getpid() if pid is None else pid}-"
+
+
 def _process_exists(pid):
     try:
         os.kill(pid, 0)  # signal 0: only asks whether the process exists
     except ProcessLookupError:
         return False
-    except OSError:
-        return True  # it exists, owned by someone else
+    except (OSError, OverflowError, ValueError):
+        return True  # it exists, owned by someone else; or an id this system cannot have: leave it
     return True
 
 
-def _remove_abandoned_staging(parent, base):
+def _remove_abandoned_staging(parent, base, names):
     """Remove staging folders that killed runs left for this target (POSIX only: see above)."""
     if os.name != "posix":
         return  # os.kill(pid, 0) would end the process on Windows, not ask about it
     # mkdtemp's suffix is letters, digits and "_": another target's folder
-    # (.out.bpelab-1-x.bpelab-PID-XXXX for a target "out.bpelab-1-x") never matches.
-    ours = re.compile(re.escape(f".{base}.bpelab-") + r"([0-9]+)-[A-Za-z0-9_]+")
+    # (.out.bpelab-H-1-x.bpelab-H-PID-XXXX for a target "out.bpelab-H-1-x") never matches.
+    ours = re.compile(re.escape(f".{base}.bpelab-{_host_tag()}-") + r"([0-9]{1,10})-[A-Za-z0-9_]+")
     try:
         matches = [ours.fullmatch(name) for name in os.listdir(parent)]
     except OSError:
@@ -286,9 +297,8 @@ def _remove_abandoned_staging(parent, base):
             if not stat.S_ISDIR(os.lstat(folder).st_mode):
                 continue
             entries = [(entry, os.lstat(os.path.join(folder, entry))) for entry in os.listdir(folder)]
-            if not all(stat.S_ISREG(info.st_mode) and (tokenizer_file_name(entry) or entry == "manifest.json")
-                       for entry, info in entries):
-                continue  # something bpelab does not write: not ours to delete
+            if not all(stat.S_ISREG(info.st_mode) and entry in names for entry, info in entries):
+                continue  # something this run would not write: not ours to delete
             for entry, _ in entries:
                 os.unlink(os.path.join(folder, entry))
             os.rmdir(folder)
@@ -304,8 +314,8 @@ def write_export(out, files, *, force=False):
     staging = None
     try:
         os.makedirs(parent, exist_ok=True)
-        _remove_abandoned_staging(parent, os.path.basename(out))
-        staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.bpelab-{os.getpid()}-", dir=parent)
+        _remove_abandoned_staging(parent, os.path.basename(out), set(files))
+        staging = tempfile.mkdtemp(prefix=_staging_prefix(os.path.basename(out)), dir=parent)
         umask = os.umask(0o022)
         os.umask(umask)
         os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes it private; the folder is the user's, as makedirs made it
