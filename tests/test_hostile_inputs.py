@@ -789,6 +789,25 @@ def test_server(case, site):
     assert "Traceback" not in body
 
 
+def test_server_error_answers_to_head_have_no_body(site):
+    """Read from the socket itself: http.client never reads a body after HEAD, so it could not tell."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(site)
+    with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as raw:
+        raw.sendall(b"HEAD /missing.js HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        answer = b""
+        while chunk := raw.recv(65536):  # the server closes the connection after an error
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 404 "), head
+    headers = dict(line.split(b": ", 1) for line in head.split(b"\r\n")[1:])
+    assert headers[b"Content-Type"] == b"text/plain; charset=utf-8"
+    assert int(headers[b"Content-Length"]) == len(b"404 Not Found: file not found\n")
+    assert body == b""
+
+
 # ------------------------------------------------------------------ OpenAI's .tiktoken files
 
 

@@ -127,14 +127,17 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
 
     def send_error(self, code, message=None, explain=None):
         """One line of plain text ("400 Bad Request: malformed path"), not http.server's HTML page."""
-        status = http.HTTPStatus(code)
-        self.log_error("code %d, message %s", status.value, message)
-        self.send_response(status, status.phrase)
+        try:
+            code, phrase, description = int(code), http.HTTPStatus(code).phrase, http.HTTPStatus(code).description
+        except ValueError:
+            phrase = description = "Error"  # a code http.HTTPStatus does not name
+        self.log_error("code %d, message %s", code, message)
+        self.send_response(code, phrase)
         # An error may leave a request body unread; a fresh connection keeps the next request clean.
         self.close_connection = True
         self.send_header("Connection", "close")
-        body = f"{status.value} {status.phrase}: {message or status.description}\n".encode("utf-8", "replace")
-        if status.value < 200 or status in (http.HTTPStatus.NO_CONTENT, http.HTTPStatus.NOT_MODIFIED):
+        body = f"{code} {phrase}: {message or description}\n".encode("utf-8", "replace")
+        if code < 200 or code in (204, 205, 304):  # answers that carry no body
             self.end_headers()
             return
         self.send_header("Content-Type", "text/plain; charset=utf-8")
