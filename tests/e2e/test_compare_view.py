@@ -352,3 +352,20 @@ def test_a_second_configuration_shows_its_training_progress(compare):
     values = [r["value"] for r in shown]
     assert values == sorted(values), values
     assert re.fullmatch(rf"{values[-1]:,} / 1,243 merges · \d+\.\d s", shown[-1]["text"]), shown[-1]
+
+
+def test_a_pane_changed_while_it_trains_shows_its_new_tokenizer(compare):
+    """Switching a pane to plain bytes mid-training: the finished training is not drawn under the new name."""
+    site = compare
+    genesis = (ROOT / "web" / "samples" / "kjv-genesis.txt").read_text("utf-8")
+    train_here(site, 300, genesis)
+    site.set_hash("#/compare?panes=trained,alt_12000_gpt2_greater&policy=raise&ws=1&text=In%20the%20beginning")
+    alt = pane(site, "alt_12000_gpt2_greater")
+    expect(alt.locator(".pane-progress")).to_be_visible(timeout=60_000)  # not open_compare: it waits for the end
+    alt.get_by_role("combobox", name=re.compile("Tokenizer of pane")).select_option("bytes")
+    settled(site)
+    changed = pane(site, "bytes")
+    expect(changed).to_have_attribute("data-tokens", "16")  # 16 bytes, not the 3 tokens of the configuration
+    expect(changed.locator("[data-count='tokens'] dd")).to_have_text("16")
+    expect(changed.locator(".pane-progress")).to_be_hidden()
+    expect(changed.locator(".pane-status")).not_to_contain_text("Training")

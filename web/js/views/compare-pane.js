@@ -27,6 +27,7 @@ export class ComparePane {
     this.spec = spec;
     this.hooks = hooks;
     this.handle = null;
+    this.resets = 0;      // how often the handle was dropped: a handle resolved before the last drop is stale
     this.result = null;   // the pane's part of the worker's compare result
     this.window = null;   // [start, stop] asked for, or null for the first window
     this.build();
@@ -56,8 +57,8 @@ export class ComparePane {
     this.title = el("h3", { id: `${id}-title`, className: "pane-title" });
     this.status = el("p", { className: "meta pane-status", role: "status" });
     // A second configuration trains in the worker: its progress, not read out at every message.
-    this.progressBar = el("progress", { id: `${id}-progress`, max: "1", value: "0", "aria-labelledby": `${id}-progress-text` });
-    this.progressText = el("span", { id: `${id}-progress-text`, className: "meta" });
+    this.progressBar = el("progress", { id: `${id}-progress`, max: "1", value: "0" });
+    this.progressText = el("span", { className: "meta", "aria-hidden": "true" });  // the bar's aria-valuetext says it
     this.progress = el("div", { className: "row wrap pane-progress", hidden: true }, this.progressBar, this.progressText);
     this.counts = el("dl", { className: "pane-counts" });
     this.policies = el("p", { className: "hint pane-policies" });
@@ -91,7 +92,14 @@ export class ComparePane {
     this.display.setAttribute("aria-label", `Tokens of ${paneName(spec)}`);
     this.ids.setAttribute("aria-label", `Token ids of ${paneName(spec)}`);
     this.window = null;
+    this.progress.hidden = true;
     if (!silent) this.hooks.onSpec(this, spec);
+  }
+
+  /** What the pane shows must be resolved again (its spelling changed, or a new training run). */
+  dropHandle() {
+    this.handle = null;
+    this.resets += 1;
   }
 
   kindChanged() {
@@ -117,8 +125,9 @@ export class ComparePane {
     this.kRange.max = max;
   }
 
+  // aria-busy marks what is being redrawn, not the status line, which must be read out meanwhile.
   busy(text) {
-    this.node.setAttribute("aria-busy", "true");
+    this.display.setAttribute("aria-busy", "true");
     this.status.textContent = text;
   }
 
@@ -126,17 +135,24 @@ export class ComparePane {
   trainingProgress({ done, total, elapsed }) {
     if (this.progress.hidden) {
       this.busy(`Training ${paneName(this.spec)} on the Train view's text… The worker answers other requests once it is done.`);
+      this.progressBar.setAttribute("aria-label", `Training ${paneName(this.spec)}`);
       this.progress.hidden = false;
     }
     this.progressBar.max = Math.max(1, total);
     this.progressBar.value = done;
+    this.progressBar.setAttribute("aria-valuetext", `${fmt(done)} of ${fmt(total)} merges`);
     this.progressText.textContent = `${fmt(done)} / ${fmt(total)} merges · ${Number(elapsed || 0).toFixed(1)} s`;
+  }
+
+  /** The pane's tokenizer is resolved (or failed): no training is running for it any more. */
+  trainingDone() {
+    this.progress.hidden = true;
   }
 
   /** A pane that cannot show anything (no trained tokenizer, raise with a special token...). */
   showError(message, result = null) {
     this.progress.hidden = true;
-    this.node.removeAttribute("aria-busy");
+    this.display.removeAttribute("aria-busy");
     this.result = result;
     this.status.textContent = message;
     this.status.classList.add("error");
@@ -152,7 +168,7 @@ export class ComparePane {
   render(result, { ws, policy }) {
     this.result = result;
     this.progress.hidden = true;
-    this.node.removeAttribute("aria-busy");
+    this.display.removeAttribute("aria-busy");
     this.status.classList.remove("error");
     this.drawPolicies(result.policies, policy);
     if (result.error) { this.showError(result.error, result); this.drawPolicies(result.policies, policy); return; }

@@ -59,9 +59,11 @@ export function isTrainedSpec(spec) {
 }
 
 let bytesHandle = null;
-const altHandles = new Map();  // `${trained handle}|${spec}` -> promise of a handle
-store.addEventListener("restart", () => { bytesHandle = null; altHandles.clear(); });
-store.addEventListener("released", () => { bytesHandle = null; altHandles.clear(); });
+// `${trained handle}|${spec}` -> {promise of a handle, listeners}: every caller that asks while it
+// trains hears its progress (a pane resolved again mid-run joins the run, not a new one).
+const altRuns = new Map();
+store.addEventListener("restart", () => { bytesHandle = null; altRuns.clear(); });
+store.addEventListener("released", () => { bytesHandle = null; altRuns.clear(); });
 
 function trainedOrThrow() {
   if (!store.trained || !store.tokenizers.has(store.trained)) {
@@ -97,14 +99,19 @@ export async function resolveSpec(spec, { onProgress } = {}) {
   // A second configuration, trained on the Train view's text with three settings changed.
   const base = trainedOrThrow();
   const key = `${base}|${spec}`;
-  if (!altHandles.has(key)) {
+  if (!altRuns.has(key)) {
     const { documents, settings } = store.training || {};
     if (!documents) throw new PaneError("The training text is not known here: train in the Train view first.");
     const changed = { ...settings, vocab_size: p.size, num_merges: null, pretokenizer: p.pre, pattern: null, tie_break: p.tie };
-    const promise = store.request("train", { documents, settings: changed, report: false, name: spec }, { onProgress })
+    const listeners = new Set();
+    const promise = store.request("train", { documents, settings: changed, report: false, name: spec },
+      { onProgress: (progress) => { for (const listener of listeners) listener(progress); } })
       .then((info) => { info.alt = true; return store.add(info); });
-    promise.catch(() => altHandles.delete(key));
-    altHandles.set(key, promise);
+    promise.catch(() => altRuns.delete(key)).finally(() => listeners.clear());
+    altRuns.set(key, { promise, listeners });
   }
-  return altHandles.get(key);
+  const run = altRuns.get(key);
+  if (!onProgress) return run.promise;
+  run.listeners.add(onProgress);
+  return run.promise.finally(() => run.listeners.delete(onProgress));
 }

@@ -73,7 +73,7 @@ class CompareView extends HTMLElement {
     for (const spec of DEFAULT_PANES) this.addPane(spec, { quiet: true });
     // A new training run or import: the panes that show "the trained" or "the imported" tokenizer follow it.
     const follow = (kinds) => {
-      for (const pane of this.panes) if (kinds.includes(parseSpec(pane.spec)?.kind)) pane.handle = null;
+      for (const pane of this.panes) if (kinds.includes(parseSpec(pane.spec)?.kind)) pane.dropHandle();
       this.changed({ panesChanged: true });
     };
     store.addEventListener("trained", () => follow(["trained", "trainedAt", "alt"]));
@@ -81,6 +81,7 @@ class CompareView extends HTMLElement {
       const latest = [...store.tokenizers.values()].filter((t) => t.source === "imported").pop();
       if (this.panes.some((p) => p.spec === "imported" && latest && p.handle !== latest.handle)) follow(["imported"]);
     });
+    // Not dropHandle(): a load cut short by the restart fails, and the pane says so.
     store.addEventListener("restart", () => { for (const pane of this.panes) pane.handle = null; });
     store.addEventListener("ready", () => this.changed({ panesChanged: true }));
     this.changed();
@@ -151,7 +152,7 @@ class CompareView extends HTMLElement {
   addPane(spec, { quiet = false } = {}) {
     if (this.panes.length >= MAX_PANES) { this.message.textContent = `At most ${MAX_PANES} panes.`; return; }
     const pane = new ComparePane(spec, {
-      onSpec: () => { pane.handle = null; this.changed({ panesChanged: true }); },
+      onSpec: () => { pane.dropHandle(); this.changed({ panesChanged: true }); },
       onRemove: (p) => this.removePane(p),
       onWindow: () => this.changed(),
       onSelect: (p, index, id) => this.focusToken(p, index, id),
@@ -237,13 +238,21 @@ class CompareView extends HTMLElement {
     for (const pane of this.panes) {
       const trained = store.trained && store.tokenizers.get(store.trained);
       pane.setMergeLimit(trained ? trained.n_merges : 0);
+      // A pane changed while its tokenizer loads or trains (another spelling, a new training run) gets
+      // nothing from that load: the change asked for another refresh, which resolves it again.
+      const resets = pane.resets;
+      const current = () => pane.resets === resets;
       try {
         if (!pane.handle || !store.tokenizers.has(pane.handle)) {
           if (!pane.result) pane.busy(`Loading ${paneName(pane.spec)}…`);
-          pane.handle = await resolveSpec(pane.spec, { onProgress: (progress) => pane.trainingProgress(progress) });
+          const handle = await resolveSpec(pane.spec, { onProgress: (progress) => { if (current()) pane.trainingProgress(progress); } })
+            .finally(() => { if (current()) pane.trainingDone(); });
+          if (!current()) continue;
+          pane.handle = handle;
         }
         live.push(pane);
       } catch (error) {
+        if (!current()) continue;
         if (!(error instanceof PaneError)) console.warn(error);
         pane.handle = null;
         pane.showError(error.message);
