@@ -404,6 +404,30 @@ def test_predict_mode_posts_answers(fresh_host):
     expect(frame.locator(".predict-answer")).to_have_attribute("data-correct", str(answer["correct"]).lower())
 
 
+def test_encode_trace_starts_folded_in_a_widget_and_trace_opens_it(fresh_host):
+    """A widget keeps the explorer short: its encode trace is folded until the reader opens it or `trace` is given."""
+    src = f"{fresh_host.widget}/embed.html?view=explorer&sample=seed003-low-lower&step=3"
+    url = fresh_host.serve("trace.html", f"""<!doctype html><title>trace</title>
+<iframe id="a" title="folded" style="width:900px;height:900px" src="{src}&id=a"></iframe>
+<iframe id="b" title="open" style="width:900px;height:900px" src="{src}&trace=lower&id=b"></iframe>""")
+    fresh_host.page.goto(url)
+    fresh_host.wait_message("state", "a", "m.step === 3", watching="#a")
+    folded = fresh_host.page.frame_locator("#a")
+    expect(folded.locator("#explorer-trace-text")).to_be_hidden()
+    expect(folded.locator(".trace-details > summary")).to_contain_text("Encode trace")
+    folded_height = fresh_host.settled_height("a")
+    fresh_host.wait_message("state", "b", "m.step === 3", watching="#b")
+    opened = fresh_host.page.frame_locator("#b")
+    expect(opened.locator("#explorer-trace-text")).to_have_value("lower")
+    expect(opened.locator(".trace-output")).to_contain_text("lower")
+    assert fresh_host.settled_height("b") > folded_height + 150
+    # The reader opens the folded one: the trace of the default text is there.
+    fresh_host.page.locator("#a").scroll_into_view_if_needed()
+    folded.locator(".trace-details > summary").click()
+    expect(folded.locator("#explorer-trace-text")).to_have_value("lowest")
+    expect(folded.locator(".trace-output")).to_contain_text("lowest")
+
+
 def test_no_request_leaves_its_origin(lesson):
     assert lesson.outside == []
     widget_requests = [(url, frame) for url, frame in lesson.requests if frame.startswith(lesson.widget + "/")]
@@ -622,6 +646,7 @@ def test_axe_embed(browser, site_url, theme):
             ("preview", "view=compare&start=click", "preview"),
             ("error", "view=explorer&size=12", "error"),
             ("explorer", "view=explorer&step=3", "ready"),
+            ("explorer with its trace open", "view=explorer&step=3&trace=lower", "ready"),
             ("compare", "view=compare&panes=gpt2,o200k&text=Xin%20ch%C3%A0o", "ready"),
         ]:
             site.page.goto(f"{site_url}embed.html?{query}&theme={theme}")

@@ -42,6 +42,7 @@ export function buildExplorer(view, WINDOW, SPEEDS) {
   view.trace = new TraceBox({
     request: (text, atStep) => store.request("explore_trace", { handle: view.handle, text, merges: atStep ? view.k : null }),
     onToken: (id) => view.provenance(id), onChange: () => view.changed(),
+    collapsed: view.classList.contains("embed-view"),
   });
   ui.main = el("div", { className: "explorer-main", hidden: true },
     ui.controls, ui.keys, ui.answer, view.render.summary, view.render.stats,

@@ -6,8 +6,12 @@ import { el } from "../dom.js";
 import { tokenChip, pairNode } from "../components/pair-table.js";
 
 export class TraceBox {
-  /** request(text, useStep) -> trace; onToken(id) opens provenance; onChange() when the text changes. */
-  constructor({ request, onToken, onChange }) {
+  /**
+   * request(text, useStep) -> trace; onToken(id) opens provenance; onChange() when the text changes.
+   * collapsed: the box starts closed behind its heading (the embed: a lesson about merges keeps its
+   * widget short; a `trace` parameter opens it).
+   */
+  constructor({ request, onToken, onChange, collapsed = false }) {
     this.request = request;
     this.onToken = onToken;
     this.onChange = onChange;
@@ -18,12 +22,23 @@ export class TraceBox {
     this.output = el("div", { className: "trace-output", "aria-live": "polite" });
     this.input.addEventListener("input", () => this.soon());
     this.atStep.addEventListener("change", () => this.run());
-    this.node = el("section", { className: "explorer-trace panel", "aria-labelledby": "explorer-trace-title" },
-      el("h3", { id: "explorer-trace-title" }, "Encode trace"),
+    const title = el("h3", { id: "explorer-trace-title" }, "Encode trace");
+    const body = [
       el("label", { className: "block-label", for: "explorer-trace-text" }, "Text to encode, step by step"),
       this.input,
       el("label", { className: "radio" }, this.atStep, " Use only the merges up to the slider's step"),
-      this.output);
+      this.output,
+    ];
+    this.details = collapsed
+      ? el("details", { className: "trace-details" }, el("summary", {}, title, el("span", { className: "meta" }, " how a text is encoded, merge by merge")), ...body)
+      : null;
+    this.node = el("section", { className: "explorer-trace panel", "aria-labelledby": "explorer-trace-title" },
+      ...(this.details ? [this.details] : [title, ...body]));
+  }
+
+  /** Show the box (a collapsed one opens). */
+  expand() {
+    if (this.details) this.details.open = true;
   }
 
   get text() {

@@ -90,7 +90,10 @@ class ExplorerView extends HTMLElement {
     if (SPEEDS.includes(Number(params.speed))) this.speed = Number(params.speed);
     this.ui.speed.value = String(this.speed);
     this.at = Math.max(0, Number.parseInt(params.at, 10) || 0);
-    if (params.trace !== undefined) this.trace.text = params.trace;
+    if (params.trace !== undefined) {
+      this.trace.text = params.trace;
+      this.trace.expand();
+    }
     this.setPredict(params.predict === "1", { quiet: true });
     const step = Math.max(0, Number.parseInt(params.step, 10) || 0);
     try {
