@@ -127,8 +127,9 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
 
     def send_error(self, code, message=None, explain=None):
         """One line of plain text ("400 Bad Request: malformed path"), not http.server's HTML page."""
+        code = int(code)
         try:
-            code, phrase, description = int(code), http.HTTPStatus(code).phrase, http.HTTPStatus(code).description
+            phrase, description = http.HTTPStatus(code).phrase, http.HTTPStatus(code).description
         except ValueError:
             phrase = description = "Error"  # a code http.HTTPStatus does not name
         self.log_error("code %d, message %s", code, message)

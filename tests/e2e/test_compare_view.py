@@ -334,11 +334,15 @@ new MutationObserver((records) => {
 """
 
 
+def train_on_genesis(site):
+    """A base long enough that a second configuration trains for a second or two (progress to see)."""
+    train_here(site, 300, (ROOT / "web" / "samples" / "kjv-genesis.txt").read_text("utf-8"))
+
+
 def test_a_second_configuration_shows_its_training_progress(compare):
     """Training a second configuration from a pane shows merges done of the total, then the pane's tokens."""
     site = compare
-    genesis = (ROOT / "web" / "samples" / "kjv-genesis.txt").read_text("utf-8")
-    train_here(site, 300, genesis)
+    train_on_genesis(site)
     site.page.evaluate(RECORD_PANE_PROGRESS)
     open_compare(site, "panes=trained,alt_1500_gpt2_greater&policy=raise&ws=1&text=In%20the%20beginning")
     alt = pane(site, "alt_1500_gpt2_greater")
@@ -357,8 +361,7 @@ def test_a_second_configuration_shows_its_training_progress(compare):
 def test_a_pane_changed_while_it_trains_shows_its_new_tokenizer(compare):
     """Switching a pane to plain bytes mid-training: the finished training is not drawn under the new name."""
     site = compare
-    genesis = (ROOT / "web" / "samples" / "kjv-genesis.txt").read_text("utf-8")
-    train_here(site, 300, genesis)
+    train_on_genesis(site)
     site.set_hash("#/compare?panes=trained,alt_12000_gpt2_greater&policy=raise&ws=1&text=In%20the%20beginning")
     alt = pane(site, "alt_12000_gpt2_greater")
     expect(alt.locator(".pane-progress")).to_be_visible(timeout=60_000)  # not open_compare: it waits for the end

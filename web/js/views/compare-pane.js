@@ -144,14 +144,13 @@ export class ComparePane {
     this.progressText.textContent = `${fmt(done)} / ${fmt(total)} merges · ${Number(elapsed || 0).toFixed(1)} s`;
   }
 
-  /** The pane's tokenizer is resolved (or failed): no training is running for it any more. */
+  /** The pane's tokenizer is resolved (or failed, or the pane changed): no training runs for it any more. */
   trainingDone() {
     this.progress.hidden = true;
   }
 
   /** A pane that cannot show anything (no trained tokenizer, raise with a special token...). */
   showError(message, result = null) {
-    this.progress.hidden = true;
     this.display.removeAttribute("aria-busy");
     this.result = result;
     this.status.textContent = message;
@@ -167,7 +166,6 @@ export class ComparePane {
   /** Draw the worker's result for this pane; `ws` shows whitespace as ␣ ⏎ ⇥. */
   render(result, { ws, policy }) {
     this.result = result;
-    this.progress.hidden = true;
     this.display.removeAttribute("aria-busy");
     this.status.classList.remove("error");
     this.drawPolicies(result.policies, policy);

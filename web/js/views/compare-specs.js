@@ -107,7 +107,7 @@ export async function resolveSpec(spec, { onProgress } = {}) {
     const promise = store.request("train", { documents, settings: changed, report: false, name: spec },
       { onProgress: (progress) => { for (const listener of listeners) listener(progress); } })
       .then((info) => { info.alt = true; return store.add(info); });
-    promise.catch(() => altRuns.delete(key)).finally(() => listeners.clear());
+    promise.catch(() => altRuns.delete(key));
     altRuns.set(key, { promise, listeners });
   }
   const run = altRuns.get(key);
