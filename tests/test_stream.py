@@ -193,6 +193,21 @@ def test_errors_name_the_place_in_the_whole_text(monkeypatch, window):
         list(tok.encode_iterable(["abc ", "defg", "\udc00"]))
 
 
+@pytest.mark.parametrize("window", [1, 4, 1000])
+@pytest.mark.parametrize("special", ["<|end of text|>", " x y", "a\nb"])
+def test_special_tokens_with_cut_points_inside(monkeypatch, window, special):
+    """A special token whose spelling holds cut points: allowed, it is never cut; disallowed, it is
+    found across a window's edge."""
+    monkeypatch.setattr(stream, "WINDOW_CHARS", window)
+    tok = Tokenizer.bytes_only(special_tokens={special: 256}, pretokenizer="gpt2")
+    text = f"one two{special}three {special} four"
+    parts = [text[i:i + 3] for i in range(0, len(text), 3)]
+    assert list(tok.encode_iterable(parts, allowed_special="all")) == tok.encode(text, allowed_special="all")
+    assert list(tok.encode_iterable(parts, disallowed_special=())) == tok.encode(text, disallowed_special=())
+    with pytest.raises(DisallowedSpecialError, match=f"at character {len('one two')}\\b"):
+        list(tok.encode_iterable(parts))
+
+
 @pytest.mark.parametrize("texts, message", [
     (None, r"texts must be an iterable of str .*got None"),
     (5, r"texts must be an iterable of str .*got int 5"),
