@@ -18,6 +18,7 @@ import stat
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 from . import __version__
 from .artifacts import (
@@ -33,6 +34,7 @@ from .artifacts import (
 from .counting import DEFAULT_BLOCK_SIZE
 from .counts import CountsError, format_of, read_counts, to_json, to_tsv
 from .pretokenize import PRETOKENIZER_NAMES
+from .quoting import cap_message, quote
 from .report import compression
 from .tokenizer import MAX_TOKEN_ID, DisallowedSpecialError
 from .train import (
@@ -48,6 +50,11 @@ from .train import (
 )
 
 REFERENCE_NAMES = ("gpt2", "cl100k", "o200k")
+PATH_CHARS = 200  # a path in a message: longer than other values, as its end matters too
+
+
+def _path(value):
+    return quote(value, PATH_CHARS)
 
 
 class UsageError(Exception):
@@ -134,9 +141,10 @@ def _settings(args):
 
 
 def cmd_train(args):
-    _check_out(args.out, args.force)  # before the work, so a mistake costs nothing
+    out = resolve_out(args.out)  # once: the folder checked is the folder written
+    _check_out(out, args.force)  # before the work, so a mistake costs nothing
     if args.counts is not None:
-        return _train_on_counts(args)
+        return _train_on_counts(args, out)
     if not args.files:
         raise UsageError("give the corpus: one or more UTF-8 text files, or --counts FILE (a word-count table)")
     limit = None if args.char_limit == 0 else args.char_limit
@@ -164,7 +172,7 @@ def cmd_train(args):
     started = time.monotonic()
     result = train(documents, settings, on_progress=bar, workers=args.workers)
     files = export_files(result, id_layout=args.id_layout, char_limit=limit, truncation=truncation)
-    write_export(args.out, files, force=args.force)
+    write_export(out, files, force=args.force)
     if not args.quiet:
         print(
             f"{len(result.merges)} merges, vocabulary {len(result.tokenizer.vocab) + len(result.tokenizer.special_tokens)}"
@@ -175,7 +183,7 @@ def cmd_train(args):
     return 0
 
 
-def _train_on_counts(args):
+def _train_on_counts(args, out):
     """train --counts FILE: the table trains as given; no pre-tokenizer runs and no character limit applies."""
     if args.files:
         raise UsageError(f"give the corpus files or --counts {args.counts}, not both "
@@ -187,13 +195,13 @@ def _train_on_counts(args):
         with open(args.counts, "rb") as handle:
             data = handle.read()
     except OSError as error:
-        raise UsageError(f"cannot read --counts {args.counts}: {error.strerror}") from None
+        raise UsageError(f"cannot read --counts {_path(args.counts)}: {error.strerror}") from None
     table = read_counts(data, args.counts, specials=settings.special_tokens)
     bar = ProgressBar("merges") if not args.quiet else None
     started = time.monotonic()
     result = train(counts=table, settings=settings, on_progress=bar)
     files = export_files(result, id_layout=args.id_layout, char_limit=None)
-    write_export(args.out, files, force=args.force)
+    write_export(out, files, force=args.force)
     if not args.quiet:
         print(f"{len(result.merges)} merges from {len(table):,} counted pieces (stopped: {result.stop_reason}) "
               f"in {time.monotonic() - started:.2f}s; wrote {', '.join(files)} to {args.out}", file=sys.stderr)
@@ -209,7 +217,7 @@ def cmd_count(args):
     _check_count_out(args.out)
     for path in args.files:
         if not os.path.isfile(path):
-            raise UsageError(f"cannot read {path}: it is not a file")
+            raise UsageError(f"cannot read {_path(path)}: it is not a file")
     if args.engine == "dask":
         from .counting import InvalidUTF8
         from .dask_count import DaskError, count_files
@@ -269,9 +277,9 @@ def _train_command(args):
 def _check_count_out(out):
     info = _lstat(out)
     if info is not None and stat.S_ISLNK(info.st_mode):
-        raise UsageError(f"--out {out!r} is a symbolic link; give a real file (bpelab never writes through a link)")
+        raise UsageError(f"--out {_path(out)} is a symbolic link; give a real file (bpelab never writes through a link)")
     if info is not None and stat.S_ISDIR(info.st_mode):
-        raise UsageError(f"--out {out!r} is a folder; give the file to write, like counts.tsv")
+        raise UsageError(f"--out {_path(out)} is a folder; give the file to write, like counts.tsv")
 
 
 def _write_file(out, data):
@@ -293,7 +301,7 @@ def _write_file(out, data):
         temporary = None
     except OSError as error:
         hint = "; free some space and run again" if error.errno == errno.ENOSPC else ""
-        raise UsageError(f"cannot write {out!r}: {error.strerror or error}{hint}") from None
+        raise UsageError(f"cannot write {_path(out)}: {error.strerror or error}{hint}") from None
     finally:
         if temporary is not None:
             with contextlib.suppress(OSError):
@@ -328,25 +336,70 @@ def _lstat(path):
         raise UsageError(f"cannot inspect {path!r}: {error.strerror}") from None
 
 
+class OutFolder(NamedTuple):
+    """--out resolved once: `given` as typed (for messages) and `path`, the absolute path checked and written."""
+
+    given: str
+    path: str
+
+
+def resolve_out(given):
+    """The folder --out names, as one absolute path; UsageError if it is empty or passes through a link.
+
+    The path is normalised as written ("a/../b" is "b"), and every part of it
+    that exists must be a real folder: with no symbolic link among the parts,
+    the system reaches the same folder by the same path, so the folder that
+    is checked for foreign files is the folder written to. (With a link, "..
+    after the link leads to the parent of the link's target, not of the link.)
+    """
+    if isinstance(given, OutFolder):
+        return given
+    if not given:
+        raise UsageError("--out is empty; give the folder to write the files to, such as --out tok")
+    path = os.path.abspath(given)
+    if os.path.dirname(path) == path:
+        raise UsageError(f"--out {_path(given)} is the root folder; give a folder inside it, such as --out tok")
+    walked = os.path.abspath(os.sep) if os.path.isabs(given) else os.getcwd()
+    for part in given.replace(os.altsep or os.sep, os.sep).split(os.sep):
+        if part in ("", "."):
+            continue
+        walked = os.path.dirname(walked) if part == ".." else os.path.join(walked, part)
+        info = _lstat(walked)
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            if walked == path:
+                named = "" if os.path.normpath(given) == given.rstrip("/") else f" ({_path(walked)})"  # 'a/b/..'
+                raise UsageError(f"--out {_path(given)} is a symbolic link{named}; give a real folder "
+                                 "(bpelab never writes through a link)")
+            raise UsageError(
+                f"--out {_path(given)} passes through the symbolic link {_path(walked)}; give the folder's real "
+                f"path, {_path(os.path.realpath(given))}, or another folder (bpelab never writes through a link)"
+            )
+    return OutFolder(given, path)
+
+
 def _check_out(out, force):
     """The names in --out that bpelab wrote and may replace; UsageError if the folder cannot be used."""
-    info = _lstat(out)
+    out = resolve_out(out)
+    info = _lstat(out.path)
     if info is None:
         return set()
-    if stat.S_ISLNK(info.st_mode):
-        raise UsageError(f"--out {out!r} is a symbolic link; give a real folder (bpelab never writes through a link)")
+    if stat.S_ISLNK(info.st_mode):  # made a link since resolve_out looked
+        raise UsageError(
+            f"--out {_path(out.given)} is a symbolic link; give a real folder (bpelab never writes through a link)"
+        )
     if not stat.S_ISDIR(info.st_mode):
-        raise UsageError(f"--out {out!r} is a file; give a directory (it is made if missing)")
+        raise UsageError(f"--out {_path(out.given)} is a file; give a directory (it is made if missing)")
     try:
-        entries = sorted(os.listdir(out))
+        entries = sorted(os.listdir(out.path))
     except OSError as error:
-        raise UsageError(f"cannot list --out {out!r}: {error.strerror}") from None
-    ours = _previous_export(out)
+        raise UsageError(f"cannot list --out {_path(out.given)}: {error.strerror}") from None
+    ours = _previous_export(out.path)
     foreign = [name for name in entries if name not in ours]
     if foreign and not force:
-        shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+        shown = ", ".join(quote(name, 40)[1:-1] for name in foreign[:4])
+        shown += f" and {len(foreign) - 4} more" if len(foreign) > 4 else ""
         raise UsageError(
-            f"--out {out!r} holds files bpelab did not write there, or that were changed since ({shown}); "
+            f"--out {_path(out.given)} holds files bpelab did not write there, or that were changed since ({shown}); "
             "give a new or empty folder, or --force to replace bpelab's files beside them"
         )
     return ours
@@ -442,8 +495,9 @@ def _remove_abandoned_staging(parent, base, names):
 
 def write_export(out, files, *, force=False):
     """Write {name: bytes} to the folder `out` as described above; UsageError on failure, `out` unchanged."""
+    out = resolve_out(out)
     ours = _check_out(out, force)  # again: the folder may have changed while training ran
-    out = os.path.abspath(out)
+    given, out = out.given, out.path
     parent = os.path.dirname(out)
     staging = None
     try:
@@ -467,7 +521,7 @@ def write_export(out, files, *, force=False):
     except OSError as error:
         hint = "; free some space and run again" if error.errno == errno.ENOSPC else ""
         raise UsageError(
-            f"cannot write the files to {out!r}: {error.strerror or error}{hint} (the folder was left as it was)"
+            f"cannot write the files to {_path(out)}: {error.strerror or error}{hint} (the folder was left as it was)"
         ) from None
     finally:
         if staging is not None:
@@ -639,7 +693,7 @@ def cmd_serve(args):
 
 def _one_line(error):
     """The message on one line: control characters (a newline, a bidi override) in a name are escaped."""
-    text = str(error) or type(error).__name__
+    text = cap_message(str(error) or type(error).__name__)
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 

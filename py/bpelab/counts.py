@@ -27,6 +27,7 @@ import json.decoder
 import re
 from dataclasses import dataclass
 
+from .quoting import quote
 from .tokenizer import InvalidTextError, check_encodable
 
 # The largest whole number JavaScript holds exactly, so the site shows the counts Python trains on.
@@ -40,7 +41,6 @@ _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _ESCAPE = re.compile(r"\\([\\nrt])")
 _UNESCAPED = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
-_SHORT = 40  # characters of a user's value quoted in a message
 
 
 class CountsError(ValueError):
@@ -51,11 +51,6 @@ class CountsError(ValueError):
         self.line = line  # the line of a file or box, or the entry of a Python table (unit "entry")
         where = f"{source} {unit} {line}" if line is not None else source
         super().__init__(f"{where}: {message}")
-
-
-def _show(value):
-    """A short repr of a user's value for a message."""
-    return repr(value) if len(value) <= _SHORT else repr(value[:_SHORT]) + f"... ({len(value):,} characters)"
 
 
 def escape(piece):
@@ -95,22 +90,22 @@ class _Table:
         try:
             check_encodable(piece)
         except InvalidTextError as error:
-            self.fail(f"the piece {_show(piece)}: {error}", line)
+            self.fail(f"the piece {quote(piece)}: {error}", line)
         for special in self.specials:
             if special in piece:
                 self.fail(
-                    f"the piece {_show(piece)} holds the special token {special!r}, which training never counts; "
+                    f"the piece {quote(piece)} holds the special token {special!r}, which training never counts; "
                     "remove it from the table, or from the special tokens", line)
         if piece in self.counts:
             self.fail(
-                f"the piece {_show(piece)} is already on {self.unit} {self.where[piece]}; "
+                f"the piece {quote(piece)} is already on {self.unit} {self.where[piece]}; "
                 "give each piece once, with its counts added", line)
         self.counts[piece] = count
         self.where[piece] = line
 
     def count_of_text(self, text, line):
         """A count written as text (lines format): a whole number from 1 to MAX_COUNT."""
-        shown = _show(text)
+        shown = quote(text)
         if _DIGITS.fullmatch(text):
             if len(text.lstrip("0")) > len(str(MAX_COUNT)) or int(text) > MAX_COUNT:
                 self.fail(f"the count {shown} is too large; counts go up to {MAX_COUNT:,}", line)
@@ -167,7 +162,7 @@ def _parse_lines(text, table):
             line = line.rstrip(" ")
             cut = line.rfind(" ")
             if cut < 0:
-                table.fail(f"no count in {_show(line)}: write the piece, a space or a tab, then how often it "
+                table.fail(f"no count in {quote(line)}: write the piece, a space or a tab, then how often it "
                            "occurs, like 'low 5' (a newline inside a piece is written \\n)", number)
             piece, count = line[:cut].rstrip(" "), line[cut + 1:]
         table.add(unescape(piece), table.count_of_text(count, number), number)
@@ -193,7 +188,7 @@ def parse_json(text, source="counts", specials=()):
 
     def expect(position, what):
         found = text[position:position + 12]
-        table.fail(f"expected {what}, found {_show(found) if found else 'the end of the file'}; "
+        table.fail(f"expected {what}, found {quote(found) if found else 'the end of the file'}; "
                    'the table is one JSON object, {"piece": count, ...}', line_of(position))
 
     def string(position):
@@ -222,22 +217,22 @@ def parse_json(text, source="counts", specials=()):
             if number and not number.group(1) and not number.group(2):
                 digits = number.group()
                 if len(digits.lstrip("-0")) > len(str(MAX_COUNT)):
-                    table.fail(f"the count {_show(digits)} is too large; counts go up to {MAX_COUNT:,}", line_of(i))
+                    table.fail(f"the count {quote(digits)} is too large; counts go up to {MAX_COUNT:,}", line_of(i))
                 if digits.startswith("-") and digits != "-0":
                     table.fail(f"the count {digits} is negative; a count is how often the piece occurs, at least 1",
                                line_of(i))
                 count = table.check_count(int(digits), line_of(i))
                 i = number.end()
             elif number:
-                table.fail(f"the count {_show(number.group())} is not a whole number; "
+                table.fail(f"the count {quote(number.group())} is not a whole number; "
                            "write how often the piece occurs, like 5", line_of(i))
             elif text.startswith('"', i):
                 value, _ = string(i)
-                table.fail(f"the count {_show(value)} is a string, not a number; write it without quotes, like 5",
+                table.fail(f"the count {quote(value)} is a string, not a number; write it without quotes, like 5",
                            line_of(i))
             else:
-                token = re.match(r"[^\s,}]*", text[i:i + _SHORT]).group()
-                table.fail(f"the count {_show(token) if token else 'is missing; it'} is not a number; "
+                token = re.match(r"[^\s,}]*", text[i:i + 60]).group()
+                table.fail(f"the count {quote(token) if token else 'is missing; it'} is not a number; "
                            "write how often the piece occurs, like 5", line_of(i))
             table.add(piece, count, line)
             i = skip(i)
@@ -295,7 +290,7 @@ def check_counts(counts, source="counts", specials=()):
         if not isinstance(piece, str):
             table.fail(f"the piece must be a str, got {type(piece).__name__}", k)
         if not isinstance(count, int) or isinstance(count, bool):
-            table.fail(f"the count of {_show(piece)} must be a whole number (int), got {count!r:.{_SHORT}}", k)
+            table.fail(f"the count of {quote(piece)} must be a whole number (int), got {quote(count)}", k)
         table.add(piece, table.check_count(count, k), k)
     return table.counts
 
