@@ -94,7 +94,7 @@ class _Table:
         for special in self.specials:
             if special in piece:
                 self.fail(
-                    f"the piece {quote(piece)} holds the special token {special!r}, which training never counts; "
+                    f"the piece {quote(piece)} holds the special token {quote(special)}, which training never counts; "
                     "remove it from the table, or from the special tokens", line)
         if piece in self.counts:
             self.fail(
