@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-WINDOW = 1500  # as web/js/views/explorer-view.js
+WINDOW = 1500  # as web/js/views/explorer/explorer-view.js
 
 
 def corpus(chars):

@@ -23,7 +23,7 @@ def test_entries_and_ids_are_counted_apart(name, size, last, unused, tiktoken_en
     assert (page["size"], page["first_id"], page["last_id"], page["unused"]) == (size, 0, last, unused)
     assert page["last_id"] + 1 == enc.n_vocab  # tiktoken's n_vocab counts ids, not entries
     # The line the Encode and Vocabulary views show for it says the same numbers.
-    source = (WEB / "js" / "views" / "tokenizer-choice.js").read_text("utf-8")
+    source = (WEB / "js" / "components" / "tokenizer-choice.js").read_text("utf-8")
     line = re.search(rf"^  {name}: {{.*$", source, re.M).group(0)
     assert f"{size:,} entries, ids 0–{last:,}" in line
     assert (f"({unused} of them unused)" in line) == bool(unused)

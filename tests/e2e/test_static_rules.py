@@ -18,7 +18,7 @@ SOURCES = sorted(p for p in WEB.rglob("*") if p.suffix in (".js", ".mjs", ".html
 
 def test_the_web_folder_has_sources():
     names = {p.relative_to(WEB).as_posix() for p in SOURCES}
-    assert {"index.html", "js/app.js", "js/store.js", "js/views/train-view.js", "js/worker.js", "samples/index.json"} <= names
+    assert {"index.html", "js/app.js", "js/store.js", "js/views/train/train-view.js", "js/worker.js", "samples/index.json"} <= names
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.relative_to(WEB).as_posix())
@@ -75,3 +75,77 @@ def test_samples_index_lists_source_and_licence_for_each_file():
             assert 50_000 <= len(text.encode("utf-8")) <= 300_000
             scripts.add(sample["language"])
     assert len(scripts) >= 3
+
+
+# ------------------------------------------------------------------ the module graph
+
+_IMPORT = re.compile(
+    r"""(?:^|\s)(?:import|export)\s[^"';]*?from\s+["'](\.[^"']+)["']"""
+    r"""|import\s*\(\s*["'](\.[^"']+)["']\s*\)"""
+    r"""|^import\s+["'](\.[^"']+)["']""",
+    re.M,
+)
+JS = WEB / "js"
+
+
+def _imports(path):
+    """The web/js modules a module imports (static and dynamic with a literal path)."""
+    found = set()
+    for match in _IMPORT.finditer(path.read_text("utf-8")):
+        target = (path.parent / next(g for g in match.groups() if g)).resolve()
+        if target.is_relative_to(JS.resolve()):
+            found.add(target)
+    return found
+
+
+def _graph():
+    return {p.resolve(): _imports(p) for p in sorted(JS.rglob("*.js"))}
+
+
+def _cycles(graph):
+    """Every import cycle, each as a list of paths relative to web/js."""
+    cycles, colour = [], {}
+
+    def visit(node, stack):
+        colour[node] = 1
+        stack.append(node)
+        for dep in sorted(graph.get(node, ())):
+            if colour.get(dep) == 1:
+                cycles.append([p.relative_to(JS.resolve()).as_posix() for p in stack[stack.index(dep):]])
+            elif dep in graph and not colour.get(dep):
+                visit(dep, stack)
+        stack.pop()
+        colour[node] = 2
+
+    for node in graph:
+        if not colour.get(node):
+            visit(node, [])
+    return cycles
+
+
+def test_no_module_imports_itself_back():
+    """Data flows one way: a view's controller imports its leaves, never the other way round."""
+    assert _cycles(_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    a, b, c = (JS / "a.js").resolve(), (JS / "b.js").resolve(), (JS / "c.js").resolve()
+    assert _cycles({a: {b}, b: {c}, c: {a}}) == [["a.js", "b.js", "c.js"]]
+    assert _cycles({a: {b}, b: {c}, c: set()}) == []
+
+
+def test_each_view_has_a_folder_and_imports_no_other_view():
+    views = JS / "views"
+    assert not [p.name for p in views.glob("*.js")], "a view's modules live in views/<view>/"
+    folders = sorted(p.name for p in views.iterdir() if p.is_dir())
+    assert folders == ["compare", "encode", "explorer", "train", "vocab"]
+    for folder in folders:
+        for path in (views / folder).glob("*.js"):
+            for target in _imports(path):
+                rel = target.relative_to(JS.resolve()).parts
+                assert not (rel[0] == "views" and rel[1] != folder), f"{folder}/{path.name} imports {'/'.join(rel)}"
+
+
+def test_every_relative_import_names_a_file_that_exists():
+    missing = [(p.relative_to(JS.resolve()).as_posix(), t.name) for p, deps in _graph().items() for t in deps if not t.exists()]
+    assert missing == []

@@ -204,7 +204,7 @@ async function ensureTrained(name, params) {
   const wanted = (name === "compare" && /(^|,)trained(@\d+)?(,|$)/.test(params.panes || ""))
     || (name === "encode" && params.tok === "trained");
   if (!wanted || (store.trained && store.tokenizers.has(store.trained))) return;
-  const { ownParams, trainOwn } = await import("./views/explorer-train.js");
+  const { ownParams, trainOwn } = await import("./views/explorer/explorer-train.js");
   setState("booting", "Training the tokenizer on this text…");
   await trainOwn(ownParams(params), (text) => setState("booting", text));
 }

@@ -3,11 +3,11 @@
 // module that defines it. A view whose module is missing or fails to load is
 // shown as "coming" instead of breaking the page.
 export const VIEWS = [
-  { route: "train", label: "Train", tag: "bpe-train-view", module: "./views/train-view.js" },
-  { route: "encode", label: "Encode", tag: "bpe-encode-view", module: "./views/encode-view.js" },
-  { route: "vocab", label: "Vocabulary", tag: "bpe-vocab-view", module: "./views/vocab-view.js" },
-  { route: "explore", label: "Explore", tag: "bpe-explorer-view", module: "./views/explorer-view.js" },
-  { route: "compare", label: "Compare", tag: "bpe-compare-view", module: "./views/compare-view.js" },
+  { route: "train", label: "Train", tag: "bpe-train-view", module: "./views/train/train-view.js" },
+  { route: "encode", label: "Encode", tag: "bpe-encode-view", module: "./views/encode/encode-view.js" },
+  { route: "vocab", label: "Vocabulary", tag: "bpe-vocab-view", module: "./views/vocab/vocab-view.js" },
+  { route: "explore", label: "Explore", tag: "bpe-explorer-view", module: "./views/explorer/explorer-view.js" },
+  { route: "compare", label: "Compare", tag: "bpe-compare-view", module: "./views/compare/compare-view.js" },
 ];
 
 export const DEFAULT_ROUTE = "train";

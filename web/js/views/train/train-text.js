@@ -1,11 +1,12 @@
 // The Train view's text panel: pasted text, opened and dropped files, bundled
 // samples, the character counter, and undo for anything that replaces the text.
-import { ui, state } from "./train-context.js";
-import { el, clear, fmt, show, showParts, hide, bdi, isolate } from "../dom.js";
-import { countChars, readTextFiles, separatorString, TextInputError } from "../text-input.js";
-import { DEFAULTS } from "../settings.js";
-import { writeForm, paramsChanged } from "./train-form.js";
-import { dismissLimitDialog } from "./train-run.js";
+import { ui, state, paramsChanged } from "./train-context.js";
+import { el, clear, fmt, show, showParts, hide, bdi, isolate } from "../../dom.js";
+import { countChars, readTextFiles, separatorString, TextInputError } from "../../text-input.js";
+import { DEFAULTS } from "../../settings.js";
+
+// The controller's callbacks, given to initText: the form shows new settings; a text change closes its question.
+let hooks = null;
 
 /** The documents to train on: each opened file, then the text box. */
 export function textDocuments() {
@@ -37,7 +38,7 @@ export function updateCounter() {
 
 /** The training text or its files changed: an open over-limit question is about the old ones. */
 export function textChanged() {
-  if (state.pendingTruncation) dismissLimitDialog();
+  hooks.onTextChanged();
 }
 
 // ------------------------------------------------------------------ undo
@@ -72,7 +73,7 @@ function undo() {
   state.files = before.files;
   state.settings = before.settings;
   state.preset = before.preset;
-  writeForm(state.settings);
+  hooks.showSettings(state.settings);
   setSample(before.sample);
   renderFiles();
   updateCounter();
@@ -144,7 +145,7 @@ export function setSample(sample) {
 
 export async function loadSamples() {
   try {
-    const response = await fetch(new URL("../../samples/index.json", import.meta.url));
+    const response = await fetch(new URL("../../../samples/index.json", import.meta.url));
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     state.samples = (await response.json()).samples;
   } catch (error) {
@@ -176,7 +177,7 @@ async function loadSample(id, { applySettings = true } = {}) {
   const before = hasUserText() ? snapshot() : null;
   let text;
   try {
-    const response = await fetch(new URL(`../../samples/${sample.file}`, import.meta.url));
+    const response = await fetch(new URL(`../../../samples/${sample.file}`, import.meta.url));
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const bytes = new Uint8Array(await response.arrayBuffer());
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -208,7 +209,7 @@ async function loadSample(id, { applySettings = true } = {}) {
       state.preset = { ...sample.settings };
       changed = true;
     }
-    if (changed) writeForm(state.settings);
+    if (changed) hooks.showSettings(state.settings);
   }
   // Nothing the user typed is thrown away without a way back.
   if (before) offerUndo(`Your text was replaced by the sample “${sampleLabel(sample)}”.`, before);
@@ -235,7 +236,8 @@ function dropZone(zone, onFiles) {
   });
 }
 
-export function initText({ onTextInput, importFiles }) {
+export function initText({ onTextInput, importFiles, showSettings, onTextChanged }) {
+  hooks = { showSettings, onTextChanged };
   state.samplesReady = new Promise((resolve) => { state.samplesLoaded = resolve; });
   dropZone(ui.textDrop, addFiles);
   dropZone(ui.importDrop, importFiles);

@@ -3,8 +3,8 @@
 // with the linked ids (D's <token-display>), a pager for long texts and the
 // focused token's detail. The view owns the panes; a pane reports changes
 // through callbacks and draws what Python sends.
-import { el, append, fmt, count } from "../dom.js";
-import "../components/token-display.js";
+import { el, append, fmt, count } from "../../dom.js";
+import "../../components/token-display.js";
 import {
   REFERENCE_LABELS, ALT_PRETOKENIZERS, ALT_TIES, parseSpec, paneLabel, paneName, altSpec,
 } from "./compare-specs.js";

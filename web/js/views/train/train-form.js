@@ -1,11 +1,11 @@
 // The Train view's settings form: reading and writing it, its hints, the
 // custom-pattern check, the view's URL params and "Copy link".
-import { ui, state, store, host } from "./train-context.js";
-import { count, fmt, hide } from "../dom.js";
-import { tokenNode } from "../tokens.js";
-import { findLoneSurrogate } from "../text-input.js";
-import { toParams } from "../settings.js";
-import { restartPython } from "./train-run.js";
+import { ui, state, store, paramsChanged } from "./train-context.js";
+import { count, fmt, hide } from "../../dom.js";
+import { tokenNode } from "../../tokens.js";
+import { findLoneSurrogate } from "../../text-input.js";
+import { toParams } from "../../settings.js";
+import { makeHash } from "../../views.js";
 
 const TEXT_IN_LINK_MAX = 1000; // characters of pasted text a shared link may carry
 
@@ -108,15 +108,9 @@ export function currentParams() {
   return params;
 }
 
-/** The params changed: the app writes them to the address. */
-export function paramsChanged() {
-  host.dispatchEvent(new CustomEvent("bpe-params", { bubbles: true }));
-}
-
 async function copyLink() {
   state.settings = readForm();
   paramsChanged();
-  const { makeHash } = await import("../views.js");
   const url = new URL(location.href);
   url.hash = makeHash("train", currentParams());
   const left = [];
@@ -135,6 +129,7 @@ async function copyLink() {
 
 // ------------------------------------------------------------------ custom pattern check
 
+let hooks = null;  // the controller's callbacks, given to initForm
 let patternTimer = 0;
 let patternAsked = 0;  // the newest check asked for; older answers are dropped
 const PATTERN_CHECK_SAMPLE = 200;  // characters of the text the preview splits
@@ -170,7 +165,7 @@ async function checkPattern() {
   if (asked !== patternAsked) return;
   if (reply === "too long") {
     // Python is stuck in the regex engine: only a new worker gets it back (as Cancel does).
-    restartPython("Restarting Python after a slow pattern…", "a custom pattern took too long");
+    hooks.restartPython("Restarting Python after a slow pattern…", "a custom pattern took too long");
     ui.pattern.setAttribute("aria-invalid", "true");
     ui.patternCheck.className = "hint pattern-check bad";
     ui.patternCheck.textContent = `Splitting ${PATTERN_CHECK_SAMPLE} characters with this pattern took over ` +
@@ -199,7 +194,9 @@ function clearTrainBar(event) {
   if (target.getBoundingClientRect().bottom > bar.getBoundingClientRect().top) target.scrollIntoView({ block: "nearest" });
 }
 
-export function initForm({ onLayoutChange }) {
+/** Wire the form; `restartPython(status, reason)` is the controller's (a runaway pattern check needs it). */
+export function initForm({ onLayoutChange, restartPython }) {
+  hooks = { restartPython };
   const onSettingsInput = (event) => {
     const before = state.settings.id_layout;
     const patternBefore = `${state.settings.pretokenizer} ${state.settings.pattern}`;

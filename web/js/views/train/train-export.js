@@ -1,9 +1,13 @@
 // The Train view's export and import panels: files written by Python, each
 // downloadable, plus one .zip; tokenizer files loaded back in.
 import { ui, state, store } from "./train-context.js";
-import { el, count, fmtBytes, show, showParts, hide, bdi } from "../dom.js";
-import { beginRun, endRun } from "./train-run.js";
-import { replaceCurrent, renderResults } from "./train-results.js";
+import { el, count, fmtBytes, show, showParts, hide, bdi } from "../../dom.js";
+
+// The controller's callbacks, given to initExport: a run's start and end (progress, Cancel, focus),
+// and showing a tokenizer just imported as the current one.
+let hooks = null;
+const beginRun = (...args) => hooks.beginRun(...args);
+const endRun = () => hooks.endRun();
 
 const IMPORT_MAX_BYTES = 64 * 1024 * 1024;
 const MIME = { ".json": "application/json", ".bpe": "text/plain", ".tiktoken": "text/plain", ".zip": "application/zip" };
@@ -173,8 +177,7 @@ async function sendImport(payload, names) {
     endRun();
     state.pendingImport = null;
     ui.importAsk.hidden = true;
-    replaceCurrent(info);
-    renderResults();
+    hooks.showTokenizer(info);
     // Entries that are neither bytes nor made by a merge are read as special tokens: name them, so a
     // damaged file (an ordinary token whose merge is missing) does not pass unnoticed.
     const specials = Object.keys(info.special_tokens);
@@ -222,7 +225,8 @@ function importWithPretokenizer() {
   sendImport({ ...pending.payload, pretokenizer }, pending.names);
 }
 
-export function initExport() {
+export function initExport({ beginRun: begin, endRun: end, showTokenizer }) {
+  hooks = { beginRun: begin, endRun: end, showTokenizer };
   ui.exportZip.addEventListener("click", downloadZip);
   ui.exportMake.addEventListener("click", () => exportCurrent());
   ui.importOpen.addEventListener("click", () => ui.importInput.click());

@@ -6,11 +6,11 @@
 // Params: tok (gpt2 | cl100k | o200k | trained | imported), policy (raise | allow | text),
 // ws (0 hides whitespace marks), text (a short text), sample (a bundled sample's id).
 // Events: bpe-params; bpe-state {view: "encode", tokenizer, tokens, ids} (ids left out above 10,000 tokens).
-import { store } from "../store.js";
-import { el, fmt, count, show, hide } from "../dom.js";
-import "../components/token-display.js";
-import { showProvenance } from "../components/provenance.js";
-import { REFERENCES, tokenizerOptions, useTokenizer, loadSampleText } from "./tokenizer-choice.js";
+import { store } from "../../store.js";
+import { el, fmt, count, show, hide } from "../../dom.js";
+import "../../components/token-display.js";
+import { showProvenance } from "../../components/provenance.js";
+import { REFERENCES, tokenizerOptions, useTokenizer, loadSampleText } from "../../components/tokenizer-choice.js";
 
 const POLICIES = {
   raise: "raise: a special token's spelling in the text is an error, as in tiktoken's encode() by default. Only a text that contains a special token's spelling is refused; any other text encodes as usual.",

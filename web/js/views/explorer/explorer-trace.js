@@ -2,8 +2,8 @@
 // (and which alternative of the pattern matched each), then each piece's merge steps by rank:
 // the candidate pairs with their ranks, the one applied, the sequence after it (seed 003's
 // trace of `lowest`). Python builds it (explore.py Explorer.trace, request "explore_trace").
-import { el } from "../dom.js";
-import { tokenChip, pairNode } from "../components/pair-table.js";
+import { el } from "../../dom.js";
+import { tokenChip, pairNode } from "../../components/pair-table.js";
 
 export class TraceBox {
   /**

@@ -2,7 +2,7 @@
 // moves; each step only changes classes (token starts, alternating shades), so tokens fuse in
 // place. Python encodes only the window's pre-tokens at step k and sends token groups
 // [first, end, [ids]] (tokens that split a character share a group).
-import { el } from "../dom.js";
+import { el } from "../../dom.js";
 
 const SHOWN = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
 

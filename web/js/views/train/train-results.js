@@ -1,9 +1,9 @@
 // The Train view's results: the summary, the merge table (paged), vocabulary
 // statistics and the compression report with its chart.
 import { ui, state, store } from "./train-context.js";
-import { el, clear, count, fmt } from "../dom.js";
-import { hexToBytes, tokenNode, tokenLabel } from "../tokens.js";
-import { lineChart, barChart } from "../chart.js";
+import { el, clear, count, fmt } from "../../dom.js";
+import { hexToBytes, tokenNode, tokenLabel } from "../../tokens.js";
+import { lineChart, barChart } from "../../chart.js";
 
 const MERGES_PER_PAGE = 100;
 const STOP_REASONS = {

@@ -1,6 +1,9 @@
 // What the Train view's modules share: its elements (ui), its state, and the store.
 // The view is mounted once per page; bind() fills these live bindings when it is.
-export { store } from "../store.js";
+// Data flows one way: train-view.js -> train-controller.js (owns the runs) -> the leaf modules
+// (train-text, train-form, train-results, train-export), which import only this file and shared
+// helpers; what a leaf needs from the controller it is given at init, as a callback.
+export { store } from "../../store.js";
 
 export let ui = null;
 export let state = null;
@@ -32,6 +35,11 @@ const IDS = {
   importAsk: "import-pretokenizer", importAskText: "import-ask-text", importPre: "import-pre", importAgain: "import-again",
   importPatternRow: "import-pattern-row", importPattern: "import-pattern", importAskCancel: "import-ask-cancel",
 };
+
+/** The view's params changed: the app (or the embed) reads them again and writes the address. */
+export function paramsChanged() {
+  host.dispatchEvent(new CustomEvent("bpe-params", { bubbles: true }));
+}
 
 /** Look every element up once, inside the view; a missing one is a bug in train-view.html. */
 export function bind(element, initialState) {

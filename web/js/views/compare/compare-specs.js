@@ -7,7 +7,7 @@
 //   imported                the latest imported tokenizer
 //   alt_SIZE_PRE_TIE        a second configuration trained on the same training text:
 //                           vocabulary SIZE, pre-tokenizer PRE, tie-break TIE (e.g. alt_400_whitespace_smaller-id)
-import { store } from "../store.js";
+import { store } from "../../store.js";
 
 export const REFERENCES = { gpt2: "gpt2", cl100k: "cl100k_base", o200k: "o200k_base" };
 export const REFERENCE_LABELS = { gpt2: "GPT-2 (r50k_base)", cl100k: "cl100k_base (GPT-4)", o200k: "o200k_base (GPT-4o)" };

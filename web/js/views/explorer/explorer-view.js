@@ -9,11 +9,11 @@
 // Events: bpe-params; bpe-state {view: "explorer", step, steps, and for step >= 1 pair, merged,
 // count, tokens}; bpe-answer {step, correct} in predict mode.
 // Commands (the embed): "step" {step}, "play", "pause", "text" {text}.
-import { store } from "../store.js";
-import { el } from "../dom.js";
+import { store } from "../../store.js";
+import { el } from "../../dom.js";
 import { ownParams, trainOwn } from "./explorer-train.js";
 import { buildExplorer } from "./explorer-build.js";
-import { showProvenance } from "../components/provenance.js";
+import { showProvenance } from "../../components/provenance.js";
 
 const WINDOW = 1500;  // characters of the training text drawn at once
 const TEXT_IN_LINK_MAX = 1000;  // as train-form.js
@@ -23,7 +23,7 @@ const CACHE = 64;  // step views kept, for stepping back and forth
 
 function ensureCss() {
   if (document.querySelector("link[data-explorer-css]")) return;
-  document.head.append(el("link", { rel: "stylesheet", href: new URL("../../css/explorer.css", import.meta.url).href, dataset: { explorerCss: "" } }));
+  document.head.append(el("link", { rel: "stylesheet", href: new URL("../../../css/explorer.css", import.meta.url).href, dataset: { explorerCss: "" } }));
 }
 
 class ExplorerView extends HTMLElement {

@@ -3,11 +3,11 @@
 // (bpelab.vocab_browse, worker request "vocab"); this draws what it returns.
 //
 // Params: tok (gpt2 | cl100k | o200k | trained | an imported handle), kind (text | hex | id), q, page (1-based).
-import { store } from "../store.js";
-import { el, fmt, show, hide, bdi } from "../dom.js";
-import { partsNode } from "../components/token-display.js";
-import { showProvenance } from "../components/provenance.js";
-import { REFERENCES, tokenizerOptions, useTokenizer, loadingNote } from "./tokenizer-choice.js";
+import { store } from "../../store.js";
+import { el, fmt, show, hide, bdi } from "../../dom.js";
+import { partsNode } from "../../components/token-display.js";
+import { showProvenance } from "../../components/provenance.js";
+import { REFERENCES, tokenizerOptions, useTokenizer, loadingNote } from "../../components/tokenizer-choice.js";
 
 const PER_PAGE = 100;
 const KINDS = { text: "Text", hex: "Bytes (hex)", id: "Id" };

@@ -1,17 +1,17 @@
 // <bpe-train-view>: text, settings, training with progress and Cancel, results,
-// export and import. Its markup is train-view.html; its parts live in the
-// train-*.js modules next to it, which share ui/state through train-context.js.
+// export and import. Its markup is train-view.html. train-controller.js owns the
+// runs and wires the leaf modules (train-text, train-form, train-results,
+// train-export); all of them share ui/state through train-context.js.
 //
 // Params (the hash after #/train?): the settings' short keys (settings.js KEYS)
 // and `text` for a short pasted text. Events: bpe-params, bpe-state {view:"train", merges, vocab_size}.
-import { bind, ui, state, store } from "./train-context.js";
-import { show } from "../dom.js";
-import { fromHash } from "../settings.js";
-import { initText, updateCounter, textChanged, setSample, pickSample } from "./train-text.js";
-import { initForm, writeForm, checkPatternSoon, currentParams, paramsChanged, SETTING_KEYS } from "./train-form.js";
-import { initRun, startTraining } from "./train-run.js";
-import { initResults } from "./train-results.js";
-import { initExport, exportCurrent, updateZipButton, importFiles } from "./train-export.js";
+import { bind, ui, state, store, paramsChanged } from "./train-context.js";
+import { show } from "../../dom.js";
+import { fromHash } from "../../settings.js";
+import { initTrain, startTraining } from "./train-controller.js";
+import { updateCounter, textChanged, setSample, pickSample } from "./train-text.js";
+import { writeForm, checkPatternSoon, currentParams, SETTING_KEYS } from "./train-form.js";
+import { updateZipButton } from "./train-export.js";
 
 /** The sample's own settings (as picking it applies them) for each one `params` leaves out; the link's win. */
 function applySampleSettings(params) {
@@ -72,11 +72,7 @@ class TrainView extends HTMLElement {
       settings: fromHash(""), files: [], samples: [], sample: null, current: null, exported: null, mergePage: 0,
       pendingTruncation: null, preset: null, focusTrainWhenReady: false, running: null, undo: null,
     });
-    initText({ onTextInput: () => { if (state.settings.pretokenizer === "custom") checkPatternSoon(); }, importFiles });
-    initForm({ onLayoutChange: () => { if (state.current) exportCurrent({ keepFocus: true }); } });
-    initRun();
-    initResults();
-    initExport();
+    initTrain();
     ui.workedExample.addEventListener("click", () => this.workedExample());
     store.addEventListener("phase", onPhase);
     store.addEventListener("restart", () => { if (state.current) state.current.detached = true; });

@@ -1,7 +1,7 @@
 // The explorer's DOM, made once: controls, the step's sections (explorer-render.js), the text window
 // (explorer-window.js) and the encode trace (explorer-trace.js). The view (explorer-view.js) wires them.
-import { el } from "../dom.js";
-import { store } from "../store.js";
+import { el } from "../../dom.js";
+import { store } from "../../store.js";
 import { StepRender } from "./explorer-render.js";
 import { TextWindow } from "./explorer-window.js";
 import { TraceBox } from "./explorer-trace.js";

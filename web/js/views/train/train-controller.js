@@ -1,13 +1,15 @@
-// The Train view's runs: checking the settings and the text, the over-limit
-// question, training with progress and Cancel, and the compression report.
+// The Train view's controller: it owns the runs (checking the settings and the text, the
+// over-limit question, training with progress and Cancel, the compression report, and the
+// start and end of every run the leaves ask for) and wires the leaf modules, which get what
+// they need from here as callbacks and never import this file.
 import { ui, state, store, host } from "./train-context.js";
-import { count, fmt, show, hide } from "../dom.js";
-import { countChars, findLoneSurrogate, loneSurrogateMessage, separatorString } from "../text-input.js";
-import { validate, toTrainSettings } from "../settings.js";
-import { readForm } from "./train-form.js";
-import { textDocuments } from "./train-text.js";
-import { replaceCurrent, renderResults, renderReport, renderVocab } from "./train-results.js";
-import { exportCurrent, exportAfterRun } from "./train-export.js";
+import { count, fmt, show, hide } from "../../dom.js";
+import { countChars, findLoneSurrogate, loneSurrogateMessage, separatorString } from "../../text-input.js";
+import { validate, toTrainSettings } from "../../settings.js";
+import { initForm, readForm, writeForm, checkPatternSoon } from "./train-form.js";
+import { initText, textDocuments } from "./train-text.js";
+import { initResults, replaceCurrent, renderResults, renderReport, renderVocab } from "./train-results.js";
+import { initExport, exportCurrent, exportAfterRun, importFiles } from "./train-export.js";
 
 const RUN_NAMES = { train: "training", export: "writing the files", import: "importing files", report: "measuring compression" };
 
@@ -196,7 +198,17 @@ export function focusTrainWhenReady() {
   else state.focusTrainWhenReady = true;
 }
 
-export function initRun() {
+/** Wire the leaves (each gets the callbacks it needs) and the run's own controls. */
+export function initTrain() {
+  initText({
+    importFiles,
+    showSettings: writeForm,
+    onTextChanged: () => { if (state.pendingTruncation) dismissLimitDialog(); },
+    onTextInput: () => { if (state.settings.pretokenizer === "custom") checkPatternSoon(); },
+  });
+  initForm({ restartPython, onLayoutChange: () => { if (state.current) exportCurrent({ keepFocus: true }); } });
+  initResults();
+  initExport({ beginRun, endRun, showTokenizer: (info) => { replaceCurrent(info); renderResults(); } });
   ui.heldout.addEventListener("input", remeasureSoon);
   ui.form.addEventListener("submit", (event) => {
     event.preventDefault();

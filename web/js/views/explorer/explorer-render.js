@@ -1,8 +1,8 @@
 // Draws one step of the explorer (explore.py step_view) into nodes made once: the pair counts
 // now (the table the next merge is chosen from), and the merge that made this step with its
 // tie-break, overlaps, changed rows and the pairs it removed and created.
-import { el } from "../dom.js";
-import { PairTable, tokenChip, pairNode, tokenText } from "../components/pair-table.js";
+import { el } from "../../dom.js";
+import { PairTable, tokenChip, pairNode, tokenText } from "../../components/pair-table.js";
 
 const fmt = (n) => (n === null || n === undefined ? "–" : n.toLocaleString("en-US"));
 const RULE_NAMES = { greater: "greater pair", "smaller-id": "smaller ids", "first-seen": "first seen" };

@@ -10,11 +10,11 @@
 // Every keystroke sends the text to the worker, which encodes it with every
 // pane's tokenizer and sends back only the window of tokens each pane draws.
 // One request is in flight at a time; the latest text wins.
-import { store } from "../store.js";
-import { el, count } from "../dom.js";
+import { store } from "../../store.js";
+import { el, count } from "../../dom.js";
 import { ComparePane } from "./compare-pane.js";
 import { DEFAULT_PANES, MAX_PANES, PaneError, parseSpec, paneLabel, paneName, resolveSpec } from "./compare-specs.js";
-import { showProvenance } from "../components/provenance.js";
+import { showProvenance } from "../../components/provenance.js";
 import { buildPolicyControls, copyLines, drawMergeDiff, LanguagePanel } from "./compare-extra.js";
 
 const POLICIES = ["raise", "allow", "text"];
@@ -24,7 +24,7 @@ const DEFAULT_TEXT = "Xin chào thế giới";
 
 function loadStyles() {
   if (document.querySelector("link[data-compare-css]")) return;
-  document.head.append(el("link", { rel: "stylesheet", href: new URL("../../css/compare.css", import.meta.url).href, dataset: { compareCss: "" } }));
+  document.head.append(el("link", { rel: "stylesheet", href: new URL("../../../css/compare.css", import.meta.url).href, dataset: { compareCss: "" } }));
 }
 
 class CompareView extends HTMLElement {
@@ -121,10 +121,10 @@ class CompareView extends HTMLElement {
 
   async loadSample(id) {
     try {
-      const index = await (await fetch(new URL("../../samples/index.json", import.meta.url))).json();
+      const index = await (await fetch(new URL("../../../samples/index.json", import.meta.url))).json();
       const entry = index.samples.find((s) => s.id === id);
       if (!entry) throw new Error(`no sample ${JSON.stringify(id)}`);
-      this.text.value = await (await fetch(new URL(`../../samples/${entry.file}`, import.meta.url))).text();
+      this.text.value = await (await fetch(new URL(`../../../samples/${entry.file}`, import.meta.url))).text();
       this.sample = id;
     } catch (error) {
       this.message.textContent = `Could not load the sample: ${error.message}`;

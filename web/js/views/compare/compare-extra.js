@@ -1,9 +1,9 @@
 // The compare view's other parts: the special-token policy selector with its
 // effect explained, "copy as text", the two-trained-configurations diff and the
 // language table (bundled aligned passages or two pasted texts).
-import { store } from "../store.js";
-import { el, fmt, count } from "../dom.js";
-import "../components/language-table.js";
+import { store } from "../../store.js";
+import { el, fmt, count } from "../../dom.js";
+import "../../components/language-table.js";
 import { isTrainedSpec, paneName } from "./compare-specs.js";
 
 const POLICY_TEXT = {
@@ -100,7 +100,7 @@ let alignedPromise = null;
 function loadAligned() {
   if (!alignedPromise) {
     alignedPromise = (async () => {
-      const base = new URL("../../samples/aligned/", import.meta.url);
+      const base = new URL("../../../samples/aligned/", import.meta.url);
       const response = await fetch(new URL("index.json", base));
       if (!response.ok) throw new Error(`samples/aligned/index.json: HTTP ${response.status}`);
       const index = await response.json();

@@ -1,7 +1,7 @@
 // The explorer's own training run, for links and the embed that name a sample or a text:
 // the same settings keys as the Train view (settings.js), trained with every step recorded.
-import { store } from "../store.js";
-import { fromHash, toTrainSettings } from "../settings.js";
+import { store } from "../../store.js";
+import { fromHash, toTrainSettings } from "../../settings.js";
 
 const TRAIN_KEYS = ["sample", "text", "mode", "size", "pre", "pattern", "tie", "min", "special", "sep", "septext", "limit"];
 // A sample's settings (samples/index.json names) as URL keys, for the ones a link leaves out.
@@ -10,7 +10,7 @@ const SEPARATORS = { line: "\n", blank: "\n\n" };
 
 let samplesPromise = null;
 function samples() {
-  samplesPromise ||= fetch(new URL("../../samples/index.json", import.meta.url)).then((r) => r.json()).then((d) => d.samples)
+  samplesPromise ||= fetch(new URL("../../../samples/index.json", import.meta.url)).then((r) => r.json()).then((d) => d.samples)
     .catch((error) => { samplesPromise = null; throw error; });
   return samplesPromise;
 }
@@ -34,7 +34,7 @@ export async function trainOwn(own, say) {
         merged[key] = Array.isArray(value) ? JSON.stringify(value) : String(value);
       }
     }
-    const response = await fetch(new URL(`../../samples/${sample.file}`, import.meta.url));
+    const response = await fetch(new URL(`../../../samples/${sample.file}`, import.meta.url));
     if (!response.ok) throw new Error(`sample ${sample.file}: HTTP ${response.status}`);
     text = await response.text();
     name = sample.id;
