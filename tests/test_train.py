@@ -289,7 +289,7 @@ def test_a_long_document_records_changes_not_copies():
     (["low", 3], "document 1 must be a str, got int: give each document as text"),
     ([None], "document 0 must be a str, got NoneType"),
     (5, "the corpus must be a str or a list of str (one per document), got int"),
-    (None, "got NoneType"),
+    (None, "give train a corpus (a text or a list of documents) or counts="),
     ({"low": 5}, "got dict"),
     ({"low"}, "got set"),
 ])
