@@ -164,7 +164,11 @@ export function recipeParams(recipe, { prefix = "", samples = [], withInput = tr
 export function readRecipe(params, { prefix = "", samples = [], fallback = null, problems }) {
   const key = (kind) => (kind === "counts" ? "counts" : `${prefix}${kind}`);
   const given = ["sample", "text", "counts"].filter((kind) => params[key(kind)] !== undefined);
-  if (given.length > 1) problems.push(`Give only one of ${prefix}sample, ${prefix}text (or ${prefix}z) and counts; got ${given.map(key).join(" and ")}.`);
+  if (given.length > 1) {
+    problems.push(given.includes("counts")
+      ? `Give only one of ${prefix}sample, ${prefix}text (or ${prefix}z) and counts; got ${given.map(key).join(" and ")}.`
+      : `Give only one of ${prefix}sample, ${prefix}text and ${prefix}z; got ${prefix}sample and ${prefix}text.`);
+  }
   let input = given.length ? { [given[0]]: String(params[key(given[0])]) } : fallback;
   let sample = null;
   if (input?.sample !== undefined) {
