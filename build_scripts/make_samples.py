@@ -347,9 +347,9 @@ def handbook_text(root, lang, script, limit):
 
 
 def gallery_entries():
-    """The gallery's index entries, with each file's bytes: [(entry, bytes)], textbooks first, then the seeds'."""
+    """The gallery's index entries, with each file's bytes: [(entry, bytes)], the seeds' first, then the textbooks'."""
     out = []
-    for sample in TEXTBOOK_SAMPLES + TOY_SAMPLES:
+    for sample in TOY_SAMPLES + TEXTBOOK_SAMPLES:
         entry = {k: v for k, v in sample.items() if k not in ("text", "counts")}
         entry["group"] = GALLERY
         if "counts" in sample:

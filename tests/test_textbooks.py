@@ -44,7 +44,7 @@ def pieces(tokenizer, text):
 
 def test_the_gallery_lists_every_textbook_and_seed_example_with_its_source():
     gallery = [entry for entry in INDEX.values() if entry["group"] == "From the textbooks"]
-    assert [e["id"] for e in gallery] == [item["id"] for item in textbooks.ALL] + textbooks.SEED_IDS
+    assert [e["id"] for e in gallery] == textbooks.SEED_IDS + [item["id"] for item in textbooks.ALL]
     for entry in gallery:
         assert (textbooks.SAMPLES / entry["file"]).is_file()
         assert entry["source"] and entry["licence"]
