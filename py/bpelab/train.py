@@ -315,8 +315,9 @@ def train(corpus=None, settings=None, *, counts=None, on_progress=None, record=F
     >>> result = train("low low lower", num_merges=2, pretokenizer="whitespace", special_tokens=())
     >>> [result.tokenizer.vocab[i] for i in (256, 257)]  # "ow" and "lo" tie at 3: the greater pair wins
     [b'ow', b'low']
-    >>> train(counts={"hug": 10, "pug": 5, "pun": 12}, num_merges=1).merge_counts  # (u, g): 10 + 5
-    [15]
+    >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}  # the HF course's toy corpus
+    >>> train(counts=counts, num_merges=1).merge_counts  # (u, g): 10 + 5 + 5, ahead of (p, u)'s 17
+    [20]
     """
     if (corpus is None) == (counts is None):
         raise ValueError("give train a corpus (a text or a list of documents) or counts={piece: count}, not "
