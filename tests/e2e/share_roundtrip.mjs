@@ -27,11 +27,6 @@ const CASES = [
   ["train", "a sample's setting put back to the default", { training: { sample: "seed004-walk", settings: settings({ pretokenizer: "gpt2" }, "seed004-walk") }, heldout: "" }],
   ["train", "custom pattern and separator, specials with , and newline", { training: { text: "a,b\n---\nc", settings: settings({ pretokenizer: "custom", pattern: "\\p{L}+| ?[^\\s]", separator: "custom", separator_text: "\\n---\\n", special_tokens: ["<a,b>", "<x\ny>"], size_mode: "merges", size: 7, limit: 40 }) }, heldout: "" }],
   ["train", "no input yet", { training: { settings: settings({ size: 512 }) }, heldout: "" }],
-  // Word counts: a JSON object's text, whose order (keys a JS object would sort first, a newline, a space) survives.
-  ["train", "word counts in their order", { training: { counts: COUNTS, settings: settings({ size_mode: "merges", size: 12, pretokenizer: "whitespace" }) }, heldout: "" }],
-  ["train", "a counts sample", { training: { sample: "cs336-bpe-example", settings: settings({}, "cs336-bpe-example") }, heldout: "" }],
-  ["explore", "trained on word counts at step 4", { ...STATES.explore.defaults(), tok: "trained", training: { counts: COUNTS, settings: settings({ size: 270 }) }, step: 4 }],
-  ["compare", "trained@2 on word counts", { ...STATES.compare.defaults(), text: "the newest", panes: ["trained@2", "trained"], training: { counts: COUNTS, settings: settings({ size: 270 }) } }],
   ["explore", "trained on a pasted text at step 5", { ...STATES.explore.defaults(), tok: "trained", training: { text: EXACT, settings: settings({ size: 270 }) }, step: 5 }],
   ["explore", "seed 003 with predict, speed, window and trace", { ...STATES.explore.defaults(), tok: "trained", training: { sample: "seed003-low-lower", settings: settings({}, "seed003-low-lower") }, step: 3, predict: true, speed: 8, at: 12, trace: "lower\tnewest" }],
   ["explore", "OpenAI's o200k", { ...STATES.explore.defaults(), tok: "o200k", step: 40 }],
@@ -44,6 +39,11 @@ const CASES = [
   ["encode", "a sample on o200k", { ...STATES.encode.defaults(), tok: "o200k", text: "", sample: "kjv-genesis" }],
   ["vocab", "o200k, a search, page 3", { ...STATES.vocab.defaults(), tok: "o200k", q: "東京", page: 3 }],
   ["vocab", "trained, hex search", { ...STATES.vocab.defaults(), tok: "trained", kind: "hex", q: "E1 BA", training: { sample: "seed003-low-lower", settings: settings({}, "seed003-low-lower") } }],
+  // Word counts: a JSON object's text, whose order (keys a JS object would sort first, a newline, a space) survives.
+  ["train", "word counts in their order", { training: { counts: COUNTS, settings: settings({ size_mode: "merges", size: 12, pretokenizer: "whitespace" }) }, heldout: "" }],
+  ["train", "a counts sample", { training: { sample: "cs336-bpe-example", settings: settings({}, "cs336-bpe-example") }, heldout: "" }],
+  ["explore", "trained on word counts at step 4", { ...STATES.explore.defaults(), tok: "trained", training: { counts: COUNTS, settings: settings({ size: 270 }) }, step: 4 }],
+  ["compare", "trained@2 on word counts", { ...STATES.compare.defaults(), text: "the newest", panes: ["trained@2", "trained"], training: { counts: COUNTS, settings: settings({ size: 270 }) } }],
 ];
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);

@@ -120,6 +120,10 @@ def test_a_bad_line_in_the_word_counts_box_is_named(site):
                            ("low -5\n", "line 1: the count '-5' is negative")):
         box.fill(problem)
         expect(error).to_contain_text(words)
+    for scheme in ("light", "dark"):  # the counts box with its error, in both themes
+        assert site.axe("#text-panel", scheme=scheme) == []
+    page.locator("input[name=input_kind][value=text]").check()  # back to the text box for the next test
+    expect(page.locator("#text")).to_be_visible()
 
 
 def test_the_cs336_merges_from_a_counts_link_and_a_lesson_file(site, tmp_path):
