@@ -11,12 +11,13 @@
 // wasm_data_checksum, raw_bytes, zeroed_bytes, gz_bytes, seconds}.
 //
 // The snapshot is Python's memory after unpacking bpelab and importing every module the
-// worker may use, so nothing is imported at boot. It is not Emscripten's file system: the
+// worker may use (bpelab.worker_api and every bpelab module its code names in an import, at
+// any depth), so nothing is imported at boot. It is not Emscripten's file system: the
 // worker unpacks the zip again after loading it, for the files and any lazy import.
 // Nothing from JavaScript may be held by Python at snapshot time (a JS object cannot be
 // serialized), so configure() and everything site-specific run after loading, in the worker.
 //
-// What makes it small (issue 23; 6.4 MB gzipped before, about 3.9 MB after):
+// What makes it small (issue 23; 6.4 MB gzipped before, about 4.1 MB after):
 // - A standard library of its own. The 195 modules Pyodide imports at start-up and the
 //   bpelab modules' imports live in the snapshot, so the 2.5 MB python_stdlib.zip is not
 //   needed to boot from it. OUT_STDLIB holds only the modules bpelab names in an import
@@ -65,51 +66,23 @@ const pyodide = await loadPyodide({
 });
 // A Node Buffer is not a typed array Pyodide knows; a plain Uint8Array copy is.
 pyodide.unpackArchive(new Uint8Array(readFileSync(zipPath)), "zip", { extractDir: "/home/pyodide/site" });
-// Every bpelab module but the CPython-only ones (processes, the server, the command line).
-// A module that fails to import here is left out and reported: it would fail in the worker too.
-const summary = pyodide.runPython(`
-import importlib, json, pkgutil, sys
+// The Python below runs in a namespace of its own, dropped before the snapshot, so none of its
+// names or values stay in __main__, nor in the snapshot's memory.
+const work = pyodide.toPy({});
+const info = JSON.parse(pyodide.runPython(`
+import ast, importlib, io, json, sys, zipfile
 if '/home/pyodide/site' not in sys.path:
     sys.path.insert(0, '/home/pyodide/site')
-import bpelab, bpelab.worker_api
-CPYTHON_ONLY = {'bpelab.__main__', 'bpelab.cli', 'bpelab.parallel', 'bpelab.serve'}
-modules, skipped = [], {}
-for info in sorted(pkgutil.walk_packages(bpelab.__path__, 'bpelab.'), key=lambda m: m.name):
-    if info.name in CPYTHON_ONLY:
-        continue
-    try:
-        importlib.import_module(info.name)
-        modules.append(info.name)
-    except Exception as error:
-        skipped[info.name] = f'{type(error).__name__}: {error}'
-# What the worker compares with build.json after loading: which package is inside.
-import __main__
-__main__._bpelab_snapshot = {'package_sha256': ${JSON.stringify(packageSha256)}, 'bpelab': bpelab.__version__}
-json.dumps({'bpelab': bpelab.__version__, 'python': sys.version.split()[0], 'modules': modules, 'skipped': skipped})
-`);
-const info = JSON.parse(summary);
-
-// The snapshot path's standard library: what bpelab may still import that the snapshot lacks.
-const stdlib = JSON.parse(pyodide.runPython(`
-import ast, io, json, sys, zipfile
-
-ARCHIVE = next(p for p in sys.path if p.endswith('.zip'))  # /lib/python314.zip
-full = zipfile.ZipFile(ARCHIVE)
-files = {}  # module name -> its .py file in the archive
-for name in full.namelist():
-    if name.endswith('.py'):
-        module = name[:-3].replace('/', '.').removesuffix('.__init__')
-        files[module] = name
 
 def named_modules(source, package, everywhere):
-    """Modules named by the import statements of a module's source: all of them, or only those
-    run at import (not inside functions, nor under if __name__ == '__main__')."""
+    """Modules named by a module's import statements: all of them, or only those run at
+    import time (not inside functions, nor under if __name__ == '__main__')."""
     found = set()
     def visit(nodes):
         for node in nodes:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and not everywhere:
+            if not everywhere and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 continue
-            if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and not everywhere
+            if (not everywhere and isinstance(node, ast.If)
                     and ast.unparse(node.test).replace('"', "'") == "__name__ == '__main__'"):
                 continue
             if isinstance(node, ast.Import):
@@ -123,29 +96,56 @@ def named_modules(source, package, everywhere):
                 found.update(f'{base}.{alias.name}' for alias in node.names)  # kept when it is a module
             visit(ast.iter_child_nodes(node))
     visit(ast.parse(source).body)
-    named = set()
-    for name in found:
-        parts = name.split('.')
-        named.update('.'.join(parts[:k]) for k in range(1, len(parts) + 1))
-    return named
+    return {'.'.join(name.split('.')[:k]) for name in found for k in range(1, name.count('.') + 2)}
 
-wanted = set()
-for name in ${JSON.stringify(info.modules)}:
-    module = sys.modules[name]
-    package = name if hasattr(module, '__path__') else name.rpartition('.')[0]
-    wanted |= named_modules(open(module.__file__, 'rb').read(), package, everywhere=True)
-kept, todo = set(), sorted(m for m in wanted if not m.startswith('bpelab'))
-while todo:
-    name = todo.pop()
-    if name in kept or name in sys.modules or name not in files:
-        continue  # held by the snapshot already, or built in, or not a module
-    kept.add(name)
-    package = name if files[name].endswith('__init__.py') else name.rpartition('.')[0]
-    todo.extend(named_modules(full.read(files[name]), package, everywhere=False) - kept)
+def closure(roots, files, everywhere, skip=()):
+    """roots and every module of \`files\` (name -> source) their imports name, transitively."""
+    kept, todo = set(), sorted(roots)
+    while todo:
+        name = todo.pop()
+        if name in kept or name not in files or name in skip:
+            continue
+        kept.add(name)
+        source, is_package = files[name]
+        package = name if is_package else name.rpartition('.')[0]
+        todo.extend(sorted(named_modules(source(), package, everywhere) - kept))
+    return kept
 
+# bpelab: the worker's entry point and every bpelab module its code can import, at any depth
+# (the request handlers import theirs when first asked). The CPython-only ones (processes, the
+# server, the command line) are left out; so is anything only they use. A module that fails to
+# import here is left out and reported: it would fail in the worker too.
+import bpelab
+root = bpelab.__path__[0]
+ours = {}
+for entry in sorted(__import__('os').listdir(root)):
+    if entry.endswith('.py'):
+        name = 'bpelab' if entry == '__init__.py' else 'bpelab.' + entry[:-3]
+        ours[name] = (lambda path=f'{root}/{entry}': open(path, 'rb').read(), entry == '__init__.py')
+CPYTHON_ONLY = {'bpelab.__main__', 'bpelab.cli', 'bpelab.parallel', 'bpelab.serve'}
+modules, skipped = [], {}
+for name in sorted(closure({'bpelab', 'bpelab.worker_api'}, ours, everywhere=True, skip=CPYTHON_ONLY)):
+    try:
+        importlib.import_module(name)
+        modules.append(name)
+    except Exception as error:
+        skipped[name] = f'{type(error).__name__}: {error}'
+
+# The standard library of the snapshot path: what those modules name in an import statement
+# (at any depth) that the snapshot lacks, with what that imports when it is imported.
+ARCHIVE = next(p for p in sys.path if p.endswith('.zip'))  # /lib/python314.zip
+full = zipfile.ZipFile(ARCHIVE)
+stdlib = {}
+for name in full.namelist():
+    if name.endswith('.py'):
+        stdlib[name[:-3].replace('/', '.').removesuffix('.__init__')] = (
+            (lambda name=name: full.read(name)), name.endswith('__init__.py'))
+wanted = set().union(*(named_modules(ours[name][0](), name if ours[name][1] else 'bpelab', True) for name in modules))
+small_modules = closure({m for m in wanted if m not in sys.modules}, stdlib, everywhere=False, skip=set(sys.modules))
 buffer = io.BytesIO()
 with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_DEFLATED) as small:
-    for name in sorted(files[m] for m in kept):
+    for name in sorted(name for name in full.namelist() if name.endswith('.py')
+                       and name[:-3].replace('/', '.').removesuffix('.__init__') in small_modules):
         entry = zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0))
         entry.compress_type = zipfile.ZIP_DEFLATED
         entry.external_attr = 0o644 << 16
@@ -154,20 +154,30 @@ names = sorted({name.split('/')[0].removesuffix('.py') for name in full.namelist
 full.close()
 with open('/tmp/snapshot-stdlib.zip', 'wb') as out:
     out.write(buffer.getvalue())
-json.dumps({'archive': ARCHIVE, 'modules': sorted(kept), 'names': names})
-`));
+
+# What the worker compares with build.json after loading: which package is inside.
+import __main__
+__main__._bpelab_snapshot = {'package_sha256': ${JSON.stringify(packageSha256)}, 'bpelab': bpelab.__version__}
+json.dumps({'bpelab': bpelab.__version__, 'python': sys.version.split()[0], 'modules': modules, 'skipped': skipped,
+            'archive': ARCHIVE, 'stdlib': sorted(small_modules), 'stdlib_names': names})
+`, { globals: work }));
+work.destroy();
+
 const smallStdlib = pyodide.FS.readFile("/tmp/snapshot-stdlib.zip");
 pyodide.FS.unlink("/tmp/snapshot-stdlib.zip");
-pyodide.FS.writeFile(stdlib.archive, smallStdlib);
-// The zip importer keeps the archive's table of contents; read it again, from the small file.
+pyodide.FS.writeFile(info.archive, smallStdlib);
+// The zip importer keeps the archive's table of contents: read it again, from the small file.
+const swap = pyodide.toPy({});
 pyodide.runPython(`
 import gc, sys
-importer = sys.path_importer_cache[${JSON.stringify(stdlib.archive)}]
+importer = sys.path_importer_cache[${JSON.stringify(info.archive)}]
 importer.invalidate_caches()
 importer.find_spec('bpelab_snapshot_probe')  # reads the new table of contents
 del importer
 gc.collect()
-`);
+`, { globals: swap });
+swap.destroy();
+delete info.archive;
 
 const zeroed = zeroFreeMemory(pyodide._module);
 const snapshot = pyodide.makeMemorySnapshot();
@@ -183,8 +193,6 @@ writeFileSync(stdlibOutPath, smallStdlib);
 console.log(JSON.stringify({
   pyodide: version,
   ...info,
-  stdlib: stdlib.modules,
-  stdlib_names: stdlib.names,
   wasm_data_checksum: imageChecksum(image),
   raw_bytes: snapshot.length,
   zeroed_bytes: zeroed,
