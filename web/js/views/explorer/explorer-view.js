@@ -377,9 +377,12 @@ class ExplorerView extends HTMLElement {
 
   key(event) {
     if (this.hidden || !this.handle || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
-    const target = event.target;
-    // Focus may sit on the page, on the shell around the view (a click focuses <main>), or inside the view.
-    if (!(target === document.body || this.contains(target) || target.contains(this))) return;
+    // The focused node itself, also inside a shadow root (marimo draws widgets in one).
+    const target = event.composedPath ? event.composedPath()[0] : event.target;
+    // Focus may sit on the page, on the shell around the view (a click focuses <main>), or inside the view;
+    // with data-keys="inside" (a notebook shows several views) only inside it.
+    const around = this.dataset.keys !== "inside" && (target === document.body || target.contains(this));
+    if (!(this.contains(target) || around)) return;
     if (target.closest && target.closest("input, select, textarea, [contenteditable], dialog, .text-window")) return;
     const actions = {
       ArrowRight: () => this.go(this.k + 1), ArrowLeft: () => this.go(this.k - 1),
