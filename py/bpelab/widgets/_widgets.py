@@ -79,8 +79,10 @@ class _Trains(t.HasTraits):
     special_tokens = t.List(t.Unicode(), ["<|endoftext|>"]).tag(sync=True)
     document_separator = t.Unicode(None, allow_none=True).tag(sync=True)
 
+    _corpus_trait = "text"  # the trait that holds the training text
+
     def _corpus(self):
-        return self.text
+        return getattr(self, self._corpus_trait)
 
     def settings(self):
         """The training settings as TrainSettings (the vocabulary defaults to the site's 1,000)."""
@@ -94,8 +96,7 @@ class _Trains(t.HasTraits):
     def _train_reply(self):
         corpus = self._corpus()
         if not corpus:
-            raise ValueError(f"{type(self).__name__} has no training text: set its "
-                             f"{'corpus' if self._corpus != _Trains._corpus else 'text'}")
+            raise ValueError(f"{type(self).__name__} has no training text: set its {self._corpus_trait}")
         settings = {k: v for k, v in vars(self.settings()).items() if v is not None}
         settings["special_tokens"] = list(settings["special_tokens"])
         # The payload the view's own run sends (web/js/views/explorer-train.js): one run for both.
@@ -116,13 +117,17 @@ class _Trains(t.HasTraits):
 
         Returns {file name: Path}.
         """
-        from ..cli import write_export
+        from ..cli import UsageError, write_export
 
         reply = self._train_reply()
         files = artifacts.export_files(self.result, id_layout=id_layout, char_limit=CHAR_LIMIT,
                                        truncation=reply.get("truncation"))
         out = os.fspath(out)
-        write_export(out, files, force=force)
+        try:
+            write_export(out, files, force=force)
+        except UsageError as error:  # the CLI's words for its options, as this method's arguments
+            message = str(error).replace("--out ", "export: out ").replace("--force", "force=True")
+            raise ValueError(message) from None
         return {name: Path(out) / name for name in files}
 
 
@@ -178,8 +183,7 @@ class Compare(_Trains, _Widget):
     def __init__(self, text="", **kwargs):
         super().__init__(text=text, **kwargs)
 
-    def _corpus(self):
-        return self.corpus
+    _corpus_trait = "corpus"
 
     @property
     def ids(self):
@@ -210,8 +214,7 @@ class Encode(_Trains, _Widget):
             raise t.TraitError(f"tokenizer must be one of {', '.join(REFERENCE_NAMES)} or trained, got {value!r}")
         return value
 
-    def _corpus(self):
-        return self.corpus
+    _corpus_trait = "corpus"
 
     @property
     def ids(self):
