@@ -235,6 +235,15 @@ def fx():
     (base / "out_planted").mkdir()
     os.symlink(base / "victim.txt", base / "out_planted" / "manifest.json")
 
+    # --out that names a folder holding someone's own tokenizer file (issue 25): one folder per case,
+    # run from inside it; its link leads to another such folder.
+    for case in OUT_CASES:
+        folder = base / case.how["cwd"]
+        (folder / "elsewhere").mkdir(parents=True)
+        for where in (folder, folder / "elsewhere"):
+            (where / case.how["foreign"]).write_bytes(OWN_FILE)
+        os.symlink("elsewhere", folder / "link")
+
     info = {"base": base, "files": files, "hf": hf, "manifest": manifest, "result": result}
     yield info
     os.chmod(base / "unreadable" / "tokenizer.json", 0o644)
@@ -254,6 +263,31 @@ class Case:
 def cli_case(id, args, code, expect, **how):
     return Case(id, "cli", code=code, expect=expect, args=args, **how)
 
+
+# --out naming a folder with someone's own file in it: never written, whatever the spelling (issue 25).
+OWN_FILE = b'{"mine": "not written by bpelab"}\n'
+FOREIGN = r"holds files bpelab did not write there, or that were changed since \(.*{}.*\); give a new or empty folder"
+OUT_SPELLINGS = [
+    ("empty", "", r"--out is empty; give the folder to write the files to, such as --out tok"),
+    ("dot", ".", r"--out '\.' " + FOREIGN),
+    ("missing-up", "x/..", r"--out 'x/\.\.' " + FOREIGN),
+    ("missing-deeper-up", "missing/sub/../..", r"--out 'missing/sub/\.\./\.\.' " + FOREIGN),
+    ("trailing-slash", "./", r"--out '\./' " + FOREIGN),
+    ("link-missing-up", "link/missing/..", r"--out 'link/missing/\.\.' is a symbolic link \('.*/link'\); give a real "
+                                          r"folder \(bpelab never writes through a link\)"),
+    ("link-up", "link/..", r"--out 'link/\.\.' passes through the symbolic link '.*/link'; give the folder's real path"),
+    ("through-link", "link/new", r"--out 'link/new' passes through the symbolic link '.*/link'; give the folder's real "
+                                 r"path, '.*/elsewhere/new', or another folder"),
+    ("link-dot", "link/.", r"--out 'link/\.' is a symbolic link"),
+]
+OUT_CASES = [
+    Case(f"issue-out-{spelling}-{name.replace('.', '-')}", "cli", code=2,
+         expect=expect.replace("{}", re.escape(name)) if spelling in ("dot", "missing-up", "missing-deeper-up",
+                                                                       "trailing-slash") else expect,
+         args=["train", "../../corpus.txt", "--merges", "5", "--out", out], cwd=f"own/{spelling}-{name}", foreign=name)
+    for name in ("tokenizer.json", "encoder.json", "vocab.bpe", "manifest.json")
+    for spelling, out, expect in OUT_SPELLINGS
+]
 
 NOT_OPENAI = r"x\.tiktoken: a \.tiktoken file holds ranks only, not the pre-tokenizer pattern .* choose its pre-tokenizer"
 TOO_DEEP = r"nests more than 64 levels deep"
@@ -465,7 +499,7 @@ CLI_CASES = [
              r"train on the first 1,000,000 characters \(--truncate\), or raise the limit"),
     cli_case("train-negative-merges", ["train", "corpus.txt", "--merges", "-1", "--out", "o13"], 2,
              r"num_merges must be 0 or more, got -1"),
-]
+] + OUT_CASES
 
 
 # ------------------------------------------------------------------ Python API cases
@@ -677,7 +711,7 @@ def cli_results(fx):
 
     def one(case):
         try:
-            return run_cli(case.how["args"], fx["base"], as_nobody=case.how.get("as_nobody", False))
+            return run_cli(case.how["args"], fx["base"] / case.how.get("cwd", ""), as_nobody=case.how.get("as_nobody", False))
         except subprocess.TimeoutExpired as error:
             return error
 
@@ -704,6 +738,12 @@ def test_cli(case, fx, cli_results):
             assert forbidden not in proc.stderr + proc.stdout
     if case.how.get("no_out"):
         assert not (fx["base"] / case.how["no_out"]).exists()
+    if case.how.get("foreign"):  # nothing written, nothing replaced, here or behind the link
+        folder = fx["base"] / case.how["cwd"]
+        assert sorted(os.listdir(folder)) == sorted(["elsewhere", "link", case.how["foreign"]])
+        assert sorted(os.listdir(folder / "elsewhere")) == [case.how["foreign"]]
+        for where in (folder, folder / "elsewhere"):
+            assert (where / case.how["foreign"]).read_bytes() == OWN_FILE
 
 
 @pytest.mark.parametrize("case", API_CASES, ids=repr)

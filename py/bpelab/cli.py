@@ -16,6 +16,7 @@ import stat
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 from . import __version__
 from .artifacts import (
@@ -29,6 +30,7 @@ from .artifacts import (
     tokenizer_file_name,
 )
 from .pretokenize import PRETOKENIZER_NAMES
+from .quoting import cap_message, quote
 from .report import compression
 from .tokenizer import MAX_TOKEN_ID, DisallowedSpecialError
 from .train import (
@@ -43,6 +45,11 @@ from .train import (
 )
 
 REFERENCE_NAMES = ("gpt2", "cl100k", "o200k")
+PATH_CHARS = 200  # a path in a message: longer than other values, as its end matters too
+
+
+def _path(value):
+    return quote(value, PATH_CHARS)
 
 
 class UsageError(Exception):
@@ -129,7 +136,8 @@ def _settings(args):
 
 
 def cmd_train(args):
-    _check_out(args.out, args.force)  # before the work, so a mistake costs nothing
+    out = resolve_out(args.out)  # once: the folder checked is the folder written
+    _check_out(out, args.force)  # before the work, so a mistake costs nothing
     limit = None if args.char_limit == 0 else args.char_limit
     if limit is not None and not args.truncate:
         # A UTF-8 character is at most 4 bytes: files this large are over the limit, known before reading them.
@@ -155,7 +163,7 @@ def cmd_train(args):
     started = time.monotonic()
     result = train(documents, settings, on_progress=bar, workers=args.workers)
     files = export_files(result, id_layout=args.id_layout, char_limit=limit, truncation=truncation)
-    write_export(args.out, files, force=args.force)
+    write_export(out, files, force=args.force)
     if not args.quiet:
         print(
             f"{len(result.merges)} merges, vocabulary {len(result.tokenizer.vocab) + len(result.tokenizer.special_tokens)}"
@@ -194,25 +202,70 @@ def _lstat(path):
         raise UsageError(f"cannot inspect {path!r}: {error.strerror}") from None
 
 
+class OutFolder(NamedTuple):
+    """--out resolved once: `given` as typed (for messages) and `path`, the absolute path checked and written."""
+
+    given: str
+    path: str
+
+
+def resolve_out(given):
+    """The folder --out names, as one absolute path; UsageError if it is empty or passes through a link.
+
+    The path is normalised as written ("a/../b" is "b"), and every part of it
+    that exists must be a real folder: with no symbolic link among the parts,
+    the system reaches the same folder by the same path, so the folder that
+    is checked for foreign files is the folder written to. (With a link, "..
+    after the link leads to the parent of the link's target, not of the link.)
+    """
+    if isinstance(given, OutFolder):
+        return given
+    if not given:
+        raise UsageError("--out is empty; give the folder to write the files to, such as --out tok")
+    path = os.path.abspath(given)
+    if os.path.dirname(path) == path:
+        raise UsageError(f"--out {_path(given)} is the root folder; give a folder inside it, such as --out tok")
+    walked = os.path.abspath(os.sep) if os.path.isabs(given) else os.getcwd()
+    for part in given.replace(os.altsep or os.sep, os.sep).split(os.sep):
+        if part in ("", "."):
+            continue
+        walked = os.path.dirname(walked) if part == ".." else os.path.join(walked, part)
+        info = _lstat(walked)
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            if walked == path:
+                named = "" if os.path.normpath(given) == given.rstrip("/") else f" ({_path(walked)})"  # 'a/b/..'
+                raise UsageError(f"--out {_path(given)} is a symbolic link{named}; give a real folder "
+                                 "(bpelab never writes through a link)")
+            raise UsageError(
+                f"--out {_path(given)} passes through the symbolic link {_path(walked)}; give the folder's real "
+                f"path, {_path(os.path.realpath(given))}, or another folder (bpelab never writes through a link)"
+            )
+    return OutFolder(given, path)
+
+
 def _check_out(out, force):
     """The names in --out that bpelab wrote and may replace; UsageError if the folder cannot be used."""
-    info = _lstat(out)
+    out = resolve_out(out)
+    info = _lstat(out.path)
     if info is None:
         return set()
-    if stat.S_ISLNK(info.st_mode):
-        raise UsageError(f"--out {out!r} is a symbolic link; give a real folder (bpelab never writes through a link)")
+    if stat.S_ISLNK(info.st_mode):  # made a link since resolve_out looked
+        raise UsageError(
+            f"--out {_path(out.given)} is a symbolic link; give a real folder (bpelab never writes through a link)"
+        )
     if not stat.S_ISDIR(info.st_mode):
-        raise UsageError(f"--out {out!r} is a file; give a directory (it is made if missing)")
+        raise UsageError(f"--out {_path(out.given)} is a file; give a directory (it is made if missing)")
     try:
-        entries = sorted(os.listdir(out))
+        entries = sorted(os.listdir(out.path))
     except OSError as error:
-        raise UsageError(f"cannot list --out {out!r}: {error.strerror}") from None
-    ours = _previous_export(out)
+        raise UsageError(f"cannot list --out {_path(out.given)}: {error.strerror}") from None
+    ours = _previous_export(out.path)
     foreign = [name for name in entries if name not in ours]
     if foreign and not force:
-        shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+        shown = ", ".join(quote(name, 40)[1:-1] for name in foreign[:4])
+        shown += f" and {len(foreign) - 4} more" if len(foreign) > 4 else ""
         raise UsageError(
-            f"--out {out!r} holds files bpelab did not write there, or that were changed since ({shown}); "
+            f"--out {_path(out.given)} holds files bpelab did not write there, or that were changed since ({shown}); "
             "give a new or empty folder, or --force to replace bpelab's files beside them"
         )
     return ours
@@ -308,8 +361,9 @@ def _remove_abandoned_staging(parent, base, names):
 
 def write_export(out, files, *, force=False):
     """Write {name: bytes} to the folder `out` as described above; UsageError on failure, `out` unchanged."""
+    out = resolve_out(out)
     ours = _check_out(out, force)  # again: the folder may have changed while training ran
-    out = os.path.abspath(out)
+    given, out = out.given, out.path
     parent = os.path.dirname(out)
     staging = None
     try:
@@ -333,7 +387,7 @@ def write_export(out, files, *, force=False):
     except OSError as error:
         hint = "; free some space and run again" if error.errno == errno.ENOSPC else ""
         raise UsageError(
-            f"cannot write the files to {out!r}: {error.strerror or error}{hint} (the folder was left as it was)"
+            f"cannot write the files to {_path(out)}: {error.strerror or error}{hint} (the folder was left as it was)"
         ) from None
     finally:
         if staging is not None:
@@ -505,7 +559,7 @@ def cmd_serve(args):
 
 def _one_line(error):
     """The message on one line: control characters (a newline, a bidi override) in a name are escaped."""
-    text = str(error) or type(error).__name__
+    text = cap_message(str(error) or type(error).__name__)
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
