@@ -79,9 +79,11 @@ class Mounted {
   }
 
   clearError() {
-    if (this.alert.hidden) return;
     this.alert.hidden = true;
-    this.model.set("error", "");
+    if (this.model.get("error")) {
+      this.model.set("error", "");
+      this.model.save_changes();
+    }
   }
 
   on(name, callback) {
@@ -165,6 +167,7 @@ class Mounted {
   /** The view's own error line (data-state="error") is the widget's error too. */
   watchViewState() {
     this.viewObserver = new MutationObserver(() => {
+      if (this.view.dataset.state === "ready" && this.alert.hidden) this.clearError();
       if (this.view.dataset.state !== "error") return;
       const line = this.view.querySelector("[role=status], .status, .explorer-status");
       const message = (line && line.textContent.trim()) || "the view stopped with an error";

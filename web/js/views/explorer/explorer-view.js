@@ -47,7 +47,10 @@ class ExplorerView extends HTMLElement {
   }
 
   connectedCallback() {
-    document.addEventListener("keydown", this.onKey);
+    // Keys reach the view from the whole page; with data-keys="inside" (a notebook, which may stop keys
+    // on their way up to the document) from inside the view only.
+    this.keyTarget = this.dataset.keys === "inside" ? this : document;
+    this.keyTarget.addEventListener("keydown", this.onKey);
     if (this._started) return;
     this._started = true;
     ensureCss();
@@ -60,7 +63,7 @@ class ExplorerView extends HTMLElement {
   }
 
   disconnectedCallback() {
-    document.removeEventListener("keydown", this.onKey);
+    this.keyTarget.removeEventListener("keydown", this.onKey);
     this.pause();
   }
 
