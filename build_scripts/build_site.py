@@ -1,7 +1,5 @@
 """Build the static site: dist/ from web/, Pyodide's core, the bpelab package and the data.
 
-Usage: .venv/bin/python build_scripts/build_site.py [--out dist]
-
 Usage: .venv/bin/python build_scripts/build_site.py [--out dist] [--no-snapshot]
 
 The result is one folder of static files that fetches nothing from anywhere
@@ -10,7 +8,12 @@ but its own origin:
   dist/pyodide/                             Pyodide's core files, from node_modules/pyodide
   dist/py/bpelab.<hash>.zip                 the Python package, unpacked in the worker
   dist/py/snapshot.<hash>.bin.gz            Python's memory after importing bpelab (issue 16),
-                                            made in Node by make_snapshot.mjs; the worker boots from it
+                                            made in Node by make_snapshot.mjs; the worker boots from it.
+                                            Stored as its XOR with pyodide.asm.wasm's data segments
+                                            (web/js/snapshot-delta.js), free memory zeroed (issue 23)
+  dist/py/stdlib.<hash>.zip                 the standard library of the snapshot path: the modules
+                                            bpelab may import that the snapshot lacks (often none);
+                                            the fallback path loads Pyodide's full python_stdlib.zip
   dist/ranks/<name>.<hash>.tiktoken         reference vocabularies, when they have been built
   dist/build.json                           versions and file names, read by the worker
 Pyodide's packages are left out on purpose: bpelab needs only the standard library.
@@ -43,6 +46,7 @@ PACKAGE = ROOT / "py" / "bpelab"
 PYODIDE = ROOT / "node_modules" / "pyodide"
 RANKS = PACKAGE / "data" / "ranks"
 MAKE_SNAPSHOT = ROOT / "build_scripts" / "make_snapshot.mjs"
+SNAPSHOT_DELTA = WEB / "js" / "snapshot-delta.js"  # imported by make_snapshot.mjs
 SNAPSHOT_CACHE = ROOT / ".cache" / "snapshots"
 SNAPSHOTS_KEPT = 12
 NODE = os.environ.get("BPELAB_NODE", "node")
@@ -109,46 +113,53 @@ def _node_version():
 
 
 def make_snapshot(pyodide_dir, zip_path, package_sha256):
-    """(gzip bytes, info) of the memory snapshot, made by make_snapshot.mjs or taken from the cache."""
+    """(gzip bytes, stdlib zip bytes, info) of the memory snapshot, made by make_snapshot.mjs or from the cache."""
     key = hashlib.sha256()
     for name in PYODIDE_CORE:
         key.update(name.encode() + b"\0" + hashlib.sha256((pyodide_dir / name).read_bytes()).digest())
-    key.update(package_sha256.encode() + MAKE_SNAPSHOT.read_bytes() + _node_version().encode())
+    key.update(package_sha256.encode() + MAKE_SNAPSHOT.read_bytes() + SNAPSHOT_DELTA.read_bytes()
+               + _node_version().encode())
     cached = SNAPSHOT_CACHE / f"{key.hexdigest()[:32]}.bin.gz"
+    cached_stdlib = cached.with_suffix(".zip")
     cached_info = cached.with_suffix(".json")
     try:
         info = json.loads(cached_info.read_text("utf-8"))
-        data = cached.read_bytes()
+        data, stdlib = cached.read_bytes(), cached_stdlib.read_bytes()
         os.utime(cached)  # recently used: pruned last
         info["cached"] = True
-        return data, info
+        return data, stdlib, info
     except (OSError, ValueError):
         pass  # not made yet (or pruned by a parallel build a moment ago)
     SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=SNAPSHOT_CACHE) as tmp:
-        out = Path(tmp) / "snapshot.bin.gz"
-        command = [NODE, str(MAKE_SNAPSHOT), str(pyodide_dir), str(zip_path), str(out), package_sha256]
+        out, stdlib_out = Path(tmp) / "snapshot.bin.gz", Path(tmp) / "stdlib.zip"
+        # make_snapshot.mjs imports web/js/snapshot-delta.js, an ES module in a folder without
+        # a package.json: Node parses it as one, but would warn on every build.
+        command = [NODE, "--disable-warning=MODULE_TYPELESS_PACKAGE_JSON", str(MAKE_SNAPSHOT), str(pyodide_dir),
+                   str(zip_path), str(out), str(stdlib_out), package_sha256]
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
-            tail = "\n".join(done.stderr.strip().splitlines()[-15:])
+            tail = "\n".join(done.stderr.strip().splitlines()[-15:])[-3000:]
             raise SystemExit(f"make_snapshot.mjs failed (exit {done.returncode}):\n{tail}\n"
                              "fix the error above, or build with --no-snapshot (the site then boots without one)")
         info = json.loads(done.stdout.strip().splitlines()[-1])
-        data = out.read_bytes()
+        data, stdlib = out.read_bytes(), stdlib_out.read_bytes()
         # Written under temporary names, then renamed: parallel builds never read half a file.
+        # The info goes last: a reader that finds it finds the other two.
         out.replace(cached)
+        stdlib_out.replace(cached_stdlib)
         (Path(tmp) / "info.json").write_text(json.dumps(info) + "\n", "utf-8")
         (Path(tmp) / "info.json").replace(cached_info)
     _prune(SNAPSHOT_CACHE, keep=SNAPSHOTS_KEPT)
     info["cached"] = False
-    return data, info
+    return data, stdlib, info
 
 
 def _prune(folder, keep):
     """Delete all but the `keep` most recently used snapshots (6-7 MB each; every package change makes one)."""
     snapshots = sorted(folder.glob("*.bin.gz"), key=lambda path: path.stat().st_mtime, reverse=True)
     for path in snapshots[keep:]:
-        for stale in (path, path.with_suffix(".json")):
+        for stale in (path, path.with_suffix(".json"), path.with_suffix(".zip")):
             stale.unlink(missing_ok=True)
 
 
@@ -189,10 +200,12 @@ def build(out, snapshot=True):
     snapshot_seconds = 0.0
     if snapshot:
         started = time.perf_counter()
-        gz, made = make_snapshot(out / "pyodide", out / package_file, package_sha256)
+        gz, stdlib, made = make_snapshot(out / "pyodide", out / package_file, package_sha256)
         snapshot_seconds = time.perf_counter() - started
         snapshot_file = "py/" + hashed_name("snapshot.bin.gz", gz)
         (out / snapshot_file).write_bytes(gz)
+        stdlib_file = "py/" + hashed_name("stdlib.zip", stdlib)
+        (out / stdlib_file).write_bytes(stdlib)
         if made["skipped"]:
             print(f"warning: the snapshot leaves out modules that fail to import in Pyodide: {made['skipped']}")
         # What the worker checks before using it: the same Pyodide, the same package.
@@ -205,6 +218,18 @@ def build(out, snapshot=True):
             "bytes": made["raw_bytes"],
             "gzip_bytes": len(gz),
             "modules": made["modules"],
+            # How the worker turns the file back into memory: inflate, then XOR the wasm's data
+            # segments back in, once it has checked that pyodide.asm.wasm's data section is the
+            # one the snapshot was made against (a checksum; web/js/snapshot-delta.js).
+            "format": "gzip, XOR pyodide.asm.wasm data segments",
+            "wasm_data_checksum": made["wasm_data_checksum"],
+            # The standard library Pyodide loads on this path, and what it holds; a module in
+            # neither comes from the full one, pyodide/python_stdlib.zip (stdlib_names lists its
+            # top-level names), fetched on first need (web/js/stdlib-fallback.js).
+            "stdlib_file": stdlib_file,
+            "stdlib_modules": made["stdlib"],
+            "stdlib_names": made["stdlib_names"],
+            "zeroed_bytes": made["zeroed_bytes"],
         }
 
     ranks = []

@@ -147,7 +147,9 @@ def wrapped(name, value, width=76):
 
 def unicode_version():
     """The Unicode version `regex` states in its package description."""
-    description = importlib.metadata.metadata("regex").get_payload() or ""
+    metadata = importlib.metadata.metadata("regex")
+    # The body, or the Description field where the importlib_metadata backport (which dask imports) moves it.
+    description = metadata.get_payload() or metadata.get("Description") or ""
     found = regex.search(r"supports Unicode (\d+\.\d+\.\d+)", description)
     if not found:
         raise SystemExit("could not find the Unicode version in regex's package description")

@@ -267,3 +267,67 @@ def test_trace_ends_where_encode_does_for_an_unreachable_whole_token():
     trace = tok.encode_trace("abc")  # reachable: the merges are shown
     assert [step["applied"] for step in trace] == [(97, 98, 256), (256, 99, 257), None]
     assert trace[-1]["parts"] == tok.encode("abc") == [257]
+
+
+# ------------------------------------------------------------- what the API refuses (issue 25)
+
+_TYPE_ERRORS = [
+    # (call, message); each on the bytes tokenizer and on a trained one
+    (lambda t: t.decode([True]), r"ids\[0\] is True, a bool, which is not a token id"),
+    (lambda t: t.decode([104, False]), r"ids\[1\] is False, a bool"),
+    (lambda t: t.decode([104.0]), r"ids\[0\] must be an int \(a token id\), got float 104.0"),
+    (lambda t: t.decode([104, "105"]), r"ids\[1\] must be an int \(a token id\), got str '105'"),
+    (lambda t: t.decode([None]), r"ids\[0\] must be an int \(a token id\), got None"),
+    (lambda t: t.decode([[1]]), r"ids\[0\] must be an int \(a token id\), got list \[1\]"),
+    (lambda t: t.decode(b"hi"), r"ids must be a list of token ids \(ints\), got bytes b'hi'"),
+    (lambda t: t.decode(bytearray(b"hi")), r"ids must be a list of token ids \(ints\), got bytearray"),
+    (lambda t: t.decode(memoryview(b"hi")), r"ids must be a list of token ids \(ints\), got memoryview"),
+    (lambda t: t.decode("104 105"), r"ids must be a list of token ids \(ints\), got str '104 105'"),
+    (lambda t: t.decode(104), r"ids must be a list of token ids \(ints\), got int 104"),
+    (lambda t: t.decode(None), r"ids must be a list of token ids \(ints\), got None"),
+    (lambda t: t.decode_bytes([1.5]), r"ids\[0\] must be an int"),
+    (lambda t: t.decode_bytes((True,)), r"ids\[0\] is True, a bool"),
+    (lambda t: t.stream_decoder().feed([104.0]), r"ids\[0\] must be an int"),
+    (lambda t: t.token_bytes(True), r"token_id must be an int \(a token id\), got bool True"),
+    (lambda t: t.token_bytes(104.0), r"token_id must be an int \(a token id\), got float 104.0"),
+    (lambda t: t.encode(None), r"text must be a str, got None"),
+    (lambda t: t.encode(b"hi"), r"text must be a str, got bytes b'hi'; decode the bytes first"),
+    (lambda t: t.encode(5), r"text must be a str, got int 5"),
+    (lambda t: t.encode(["a", "b"]), r"text must be a str, got list \['a', 'b'\]; encode each text on its own"),
+    (lambda t: t.encode_ordinary(None), r"text must be a str, got None"),
+    (lambda t: t.encode_ordinary(bytearray(b"x")), r"text must be a str, got bytearray"),
+    (lambda t: t.encode_trace(None), r"piece must be a str, got None"),
+    (lambda t: t.encode_piece("hi"), r"piece must be bytes \(one pre-token in UTF-8\), got str 'hi'"),
+    (lambda t: t.encode_piece(None), r"piece must be bytes"),
+    (lambda t: t.encode("a", allowed_special="<|endoftext|>"),
+     r"allowed_special must be 'all' or a collection of special tokens, got the str '<\|endoftext\|>'"),
+    (lambda t: t.encode("a", disallowed_special="none"), r"disallowed_special must be 'all' or a collection"),
+    (lambda t: t.encode("a", allowed_special=5), r"allowed_special must be 'all' or a collection .*got int 5"),
+    (lambda t: t.encode("a", allowed_special={5}), r"allowed_special must hold special tokens as str, got int 5"),
+]
+
+
+@pytest.mark.parametrize("kind", ["bytes", "trained"])
+@pytest.mark.parametrize("call, message", _TYPE_ERRORS)
+def test_wrong_types_are_clear_type_errors(kind, call, message):
+    tok = Tokenizer.bytes_only() if kind == "bytes" else train(TRAINING, num_merges=20).tokenizer
+    with pytest.raises(TypeError, match=message):
+        call(tok)
+
+
+def test_a_huge_wrong_value_is_quoted_short():
+    with pytest.raises(TypeError) as info:
+        Tokenizer.bytes_only().encode(b"x" * 10_000_000)
+    assert len(str(info.value)) < 200 and "of 10,000,000 bytes" in str(info.value)
+    with pytest.raises(TypeError) as info:
+        Tokenizer.bytes_only().decode([0.5] * 10_000_000)
+    assert len(str(info.value)) < 200
+
+
+@pytest.mark.parametrize("ids", [(104, 105), [104, 105], range(104, 106), iter([104, 105])])
+def test_any_iterable_of_ints_decodes(ids):
+    import array
+
+    tok = Tokenizer.bytes_only()
+    assert tok.decode(ids) == "hi"
+    assert tok.decode(array.array("H", [104, 105])) == "hi"

@@ -2,4 +2,5 @@
 
 from .cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # a worker process that re-imports this module (Dask's spawn) must not run the command
+    raise SystemExit(main())

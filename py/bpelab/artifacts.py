@@ -830,14 +830,11 @@ def to_manifest(result, files, *, id_layout="seed", char_limit=CHAR_LIMIT, trunc
         },
         "document_separator": settings.document_separator,
         "special_tokens": [{"token": s, "id": i} for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1])],
+        # The input fields: what was trained on, "text" or "counts" (a word-count table).
+        "input": result.input,
         "char_limit": char_limit,
         "truncation": truncation,
-        "corpus": {
-            "documents": result.corpus.documents,
-            "characters": result.corpus.characters,
-            "bytes": result.corpus.bytes,
-            "sha256": result.corpus.sha256,
-        },
+        "corpus": _corpus_fields(result),
         "vocab_size": len(tok.vocab) + len(tok.special_tokens),
         "merges": len(result.merges),
         "merges_sha256": _sha256(files["vocab.bpe"]),
@@ -845,6 +842,14 @@ def to_manifest(result, files, *, id_layout="seed", char_limit=CHAR_LIMIT, trunc
         "files": {name: {"bytes": len(data), "sha256": _sha256(data)} for name, data in sorted(files.items())},
     }
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _corpus_fields(result):
+    corpus = result.corpus
+    if result.input == "counts":
+        return corpus.to_dict()  # pieces, occurrences, characters, bytes and the table's sha256
+    return {"documents": corpus.documents, "characters": corpus.characters, "bytes": corpus.bytes,
+            "sha256": corpus.sha256}
 
 
 def export_files(result, *, id_layout="seed", char_limit=CHAR_LIMIT, truncation=None):

@@ -1,15 +1,17 @@
-"""The `bpelab` command: train, encode, decode, report, serve.
+"""The `bpelab` command: train, count, encode, decode, report, serve.
 
 This module does the file I/O; everything else works on values, so the files
 written here are byte for byte the ones the site offers for download.
 """
 
 import argparse
+import contextlib
 import errno
 import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import stat
@@ -29,6 +31,8 @@ from .artifacts import (
     load_files,
     tokenizer_file_name,
 )
+from .counting import DEFAULT_BLOCK_SIZE
+from .counts import CountsError, format_of, read_counts, to_json, to_tsv
 from .pretokenize import PRETOKENIZER_NAMES
 from .quoting import cap_message, quote
 from .report import compression
@@ -36,6 +40,7 @@ from .tokenizer import MAX_TOKEN_ID, DisallowedSpecialError
 from .train import (
     CHAR_LIMIT,
     DEFAULT_SPECIAL_TOKENS,
+    EMPTY_TEXT_MESSAGE,
     TIE_BREAKS,
     TrainSettings,
     check_char_limit,
@@ -138,6 +143,10 @@ def _settings(args):
 def cmd_train(args):
     out = resolve_out(args.out)  # once: the folder checked is the folder written
     _check_out(out, args.force)  # before the work, so a mistake costs nothing
+    if args.counts is not None:
+        return _train_on_counts(args, out)
+    if not args.files:
+        raise UsageError("give the corpus: one or more UTF-8 text files, or --counts FILE (a word-count table)")
     limit = None if args.char_limit == 0 else args.char_limit
     if limit is not None and not args.truncate:
         # A UTF-8 character is at most 4 bytes: files this large are over the limit, known before reading them.
@@ -172,6 +181,131 @@ def cmd_train(args):
             file=sys.stderr,
         )
     return 0
+
+
+def _train_on_counts(args, out):
+    """train --counts FILE: the table trains as given; no pre-tokenizer runs and no character limit applies."""
+    if args.files:
+        raise UsageError(f"give the corpus files or --counts {args.counts}, not both "
+                         f"(got {len(args.files)} file(s) and a counts file)")
+    if args.truncate:
+        raise UsageError("--truncate cuts a text; a --counts table trains whole, so drop --truncate")
+    settings = _settings(args)
+    try:
+        with open(args.counts, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise UsageError(f"cannot read --counts {_path(args.counts)}: {error.strerror}") from None
+    table = read_counts(data, args.counts, specials=settings.special_tokens)
+    bar = ProgressBar("merges") if not args.quiet else None
+    started = time.monotonic()
+    result = train(counts=table, settings=settings, on_progress=bar)
+    files = export_files(result, id_layout=args.id_layout, char_limit=None)
+    write_export(out, files, force=args.force)
+    if not args.quiet:
+        print(f"{len(result.merges)} merges from {len(table):,} counted pieces (stopped: {result.stop_reason}) "
+              f"in {time.monotonic() - started:.2f}s; wrote {', '.join(files)} to {args.out}", file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------------ count
+
+
+def cmd_count(args):
+    """count CORPUS... --out FILE: the word-count table of the corpus, for train --counts."""
+    settings = _settings(args)
+    _check_count_out(args.out)
+    for path in args.files:
+        if not os.path.isfile(path):
+            raise UsageError(f"cannot read {_path(path)}: it is not a file")
+    if args.engine == "dask":
+        from .counting import InvalidUTF8
+        from .dask_count import DaskError, count_files
+
+        empty = all(_text_is_empty(path) for path in args.files)
+        try:
+            table = {} if empty else count_files(args.files, settings, scheduler=args.scheduler,
+                                                 workers=args.workers, block_size=args.block_size,
+                                                 timeout=args.timeout)
+        except DaskError as error:
+            raise UsageError(str(error)) from None
+        except InvalidUTF8 as error:  # worded as read_text_file words it
+            raise UsageError(str(error)) from None
+    else:
+        if args.scheduler:
+            raise UsageError("--scheduler is the address of a Dask scheduler; add --engine dask")
+        from .counting import count_documents
+
+        texts = [read_text_file(path) for path in args.files]
+        empty = not any(texts)
+        table = {} if empty else count_documents(texts, settings)
+    if not table:
+        sizes = ", ".join(f"{path} is {os.path.getsize(path):,} bytes" for path in args.files[:3])
+        raise UsageError(f"{EMPTY_TEXT_MESSAGE} ({sizes})" if empty else
+                         "the corpus holds nothing but special tokens and separators: there are no pre-tokens to count")
+    text = to_json(table) if format_of(args.out) == "json" else to_tsv(table)
+    _write_file(args.out, text.encode("utf-8"))
+    if not args.quiet:
+        print(f"{len(table):,} distinct pieces, {sum(table.values()):,} pre-tokens in all, from "
+              f"{len(args.files)} file(s); wrote {args.out}\ntrain on it with the same settings:\n  "
+              f"{_train_command(args)}", file=sys.stderr)
+    return 0
+
+
+def _text_is_empty(path):
+    with open(path, "rb") as handle:
+        return handle.read(4) in (b"", b"\xef\xbb\xbf")
+
+
+def _train_command(args):
+    """The train --counts command line with the settings this count used."""
+    words = ["bpelab", "train", "--counts", args.out]
+    if args.pattern:
+        words += ["--pattern", args.pattern]
+    else:
+        words += ["--pretokenizer", args.pretokenizer or "gpt2"]
+    if args.no_special:
+        words.append("--no-special")
+    for special in args.special or ():
+        words += ["--special", special]
+    if args.separator:
+        words += ["--separator", args.separator]
+    words += ["--vocab-size", "N", "--out", "DIR"]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def _check_count_out(out):
+    info = _lstat(out)
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise UsageError(f"--out {_path(out)} is a symbolic link; give a real file (bpelab never writes through a link)")
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise UsageError(f"--out {_path(out)} is a folder; give the file to write, like counts.tsv")
+
+
+def _write_file(out, data):
+    """Write one file whole or not at all: a temporary file beside it, then one rename."""
+    _check_count_out(out)  # again: it may have changed while counting ran
+    folder = os.path.dirname(os.path.abspath(out))
+    temporary = None
+    try:
+        os.makedirs(folder, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(out)}.", suffix=".bpelab", dir=folder)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, out)
+        temporary = None
+    except OSError as error:
+        hint = "; free some space and run again" if error.errno == errno.ENOSPC else ""
+        raise UsageError(f"cannot write {_path(out)}: {error.strerror or error}{hint}") from None
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 # ------------------------------------------------------------------ train --out
@@ -590,7 +724,10 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("train", help="train a tokenizer and write its files")
-    p.add_argument("files", nargs="+", help="UTF-8 text files; each is one document")
+    p.add_argument("files", nargs="*", help="UTF-8 text files; each is one document")
+    p.add_argument("--counts", metavar="FILE",
+                   help="train on a word-count table instead: piece<TAB>count lines (.tsv, as bpelab count "
+                        "writes) or a JSON object {piece: count} (.json); each piece is one pre-token")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", type=int, help="bytes + merges + special tokens")
     size.add_argument("--merges", type=int, help="number of merges to learn")
@@ -615,6 +752,27 @@ def build_parser():
                    help="write into a folder that holds files bpelab did not write (they are kept)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("count", help="write the word-count table of a corpus, for train --counts")
+    p.add_argument("files", nargs="+", help="UTF-8 text files; each is one document")
+    p.add_argument("--out", required=True, help="the table to write: .tsv (piece<TAB>count) or .json")
+    p.add_argument("--pretokenizer", choices=PRETOKENIZER_NAMES, help="default: gpt2")
+    p.add_argument("--pattern", help="a custom pre-tokenizer pattern (regex syntax, \\p{L} allowed)")
+    p.add_argument("--special", action="append", help="a special token (repeat for several); default <|endoftext|>")
+    p.add_argument("--no-special", action="store_true", help="no special tokens")
+    p.add_argument("--separator", help="split each file into documents at this string")
+    p.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local: this process; dask: a Dask cluster (pip install 'bpelab[dask]')")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --engine dask: the scheduler, like tcp://HOST:8786 (default: a local cluster)")
+    p.add_argument("--workers", type=_count(1), default=2, help="with --engine dask and no --scheduler: "
+                                                                "worker processes of the local cluster (default 2)")
+    p.add_argument("--block-size", type=_count(1), default=DEFAULT_BLOCK_SIZE, metavar="BYTES",
+                   help="with --engine dask: bytes of a file per task, before moving to a safe cut (default 64 MiB)")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="with --scheduler: how long to try to reach it (default 10)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_count, vocab_size=None, merges=0, tie_break="greater", min_count=1)
 
     for name, func, help_text in (("encode", cmd_encode, "text to ids"), ("decode", cmd_decode, "ids to text")):
         p = sub.add_parser(name, help=help_text)
@@ -654,7 +812,7 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (UsageError, ArtifactError, ValueError) as error:
+    except (UsageError, ArtifactError, CountsError, ValueError) as error:
         print(f"bpelab {args.command}: {_one_line(error)}", file=sys.stderr)
         return 2
     except RecursionError:

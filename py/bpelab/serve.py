@@ -24,14 +24,23 @@ so the types the site uses are fixed here. Besides that:
   not narrowed by the site's (two policies intersect). Everything else, the
   worker script above all (a worker obeys its own response's policy, not the
   page's), gets the site's policy: index.html's, read at start.
+- Compression (issue 23). A client that accepts gzip gets the text types and
+  the wasm gzipped, as GitHub Pages and Netlify send them; zips, the gzipped
+  snapshot, images and other binaries go as they are (nothing is compressed
+  twice). Such responses say `Vary: Accept-Encoding` and carry their own
+  ETag (the file's, with `-gzip`) and the compressed length, HEAD included.
+  Each file is compressed once, then kept in memory until it changes. There are
+  no range requests to honour (none are answered).
 """
 
 import email.utils
 import functools
+import gzip
 import hashlib
 import html.parser
 import http
 import http.server
+import io
 import os
 import re
 import threading
@@ -56,6 +65,12 @@ MIME_TYPES = {
     "": "application/octet-stream",
 }
 
+# What a static host gzips (issue 23): text and the wasm, by media type. Not application/zip
+# (already deflated inside), nor application/octet-stream (the snapshot is gzip already).
+COMPRESSIBLE = frozenset({"text/html", "text/javascript", "text/css", "text/plain", "application/json",
+                          "image/svg+xml", "application/wasm"})
+GZIP_LEVEL = 6  # what hosts use on the fly; 9 saves under 1% on the wasm for twice the time
+
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 # A file name with a content hash: a dot, 16 to 64 lowercase hex digits, a dot (build_site.hashed_name).
@@ -71,6 +86,58 @@ def cache_control(name):
     ('no-cache', 'no-cache')
     """
     return IMMUTABLE if HASHED_NAME.search(name) else REVALIDATE
+
+
+def accepts_gzip(accept_encoding):
+    """Whether a request's Accept-Encoding allows gzip (RFC 9110 12.5.3: q=0 refuses, * stands for the rest).
+
+    >>> [accepts_gzip(h) for h in ("gzip, deflate, br, zstd", "br;q=1.0, gzip;q=0", "*", "identity", None)]
+    [True, False, True, False, False]
+    >>> accepts_gzip("*;q=0.5, gzip;q=0"), accepts_gzip("GZIP;Q=0.001"), accepts_gzip("x-gzip")
+    (False, True, True)
+    """
+    weights = {}
+    for item in (accept_encoding or "").split(","):
+        coding, *params = [part.strip().lower() for part in item.split(";")]
+        weight = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        if coding:
+            weights[coding] = weight
+    for coding in ("gzip", "x-gzip", "*"):
+        if coding in weights:
+            return weights[coding] > 0
+    return False
+
+
+class GzipCache:
+    """Files gzipped once and kept while they stay the same (size, mtime), up to `limit` bytes in all."""
+
+    def __init__(self, limit=128 * 1024 * 1024):
+        self.limit = limit
+        self.entries = {}  # path -> ((size, mtime_ns), gzip bytes), oldest first
+        self.lock = threading.Lock()
+
+    def get(self, path, stat, file):
+        """The gzip bytes of the open `file` at `path`, compressed now if not kept already."""
+        key = (stat.st_size, stat.st_mtime_ns)
+        with self.lock:
+            kept = self.entries.get(path)
+        if kept and kept[0] == key:
+            return kept[1]
+        # mtime=0: the same file always gives the same bytes, so its ETag can stay the same too.
+        body = gzip.compress(file.read(), compresslevel=GZIP_LEVEL, mtime=0)
+        with self.lock:
+            self.entries.pop(path, None)
+            self.entries[path] = (key, body)
+            while sum(len(entry[1]) for entry in self.entries.values()) > self.limit and len(self.entries) > 1:
+                del self.entries[next(iter(self.entries))]
+        return body
 
 
 class _MetaCSP(html.parser.HTMLParser):
@@ -108,6 +175,7 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = MIME_TYPES
     policy = None  # the site's policy (index.html's), set per server by make_server
     page_policies = None  # {path: (mtime_ns, policy)} of the HTML pages served, set by make_server
+    gzip_cache = None  # a GzipCache, set per server by make_server; None: nothing is compressed
     # Keep-alive: a page load is ~20 requests, and every response has a length.
     protocol_version = "HTTP/1.1"
 
@@ -215,22 +283,36 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
                 raise OSError("not a regular file")
             if local.endswith(".html"):
                 self._policy = self._page_policy(local, stat)
-            etag = '"' + hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:20] + '"'
+            content_type = self.guess_type(local)
+            tag = hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:20]
+            compressible = self.gzip_cache is not None and content_type.split(";")[0] in COMPRESSIBLE
+            # A file already gzipped (whatever its name says) is sent as it is.
+            encode = compressible and accepts_gzip(self.headers.get("Accept-Encoding")) and file.read(2) != b"\x1f\x8b"
+            file.seek(0)
             headers = {
-                "ETag": etag,
+                # Each encoding of a file is its own representation, with its own tag (RFC 9110 8.8.3).
+                "ETag": f'"{tag}-gzip"' if encode else f'"{tag}"',
                 "Last-Modified": self.date_time_string(int(stat.st_mtime)),
                 "Cache-Control": cache_control(os.path.basename(local)),
             }
-            if self._not_modified(etag, stat.st_mtime):
+            if compressible:
+                headers["Vary"] = "Accept-Encoding"
+            if self._not_modified(headers["ETag"], stat.st_mtime):
                 file.close()
                 self.send_response(http.HTTPStatus.NOT_MODIFIED)
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
                 return None
+            length = stat.st_size
+            if encode:
+                body = self.gzip_cache.get(local, stat, file)
+                file.close()
+                file, length = io.BytesIO(body), len(body)
+                headers["Content-Encoding"] = "gzip"
             self.send_response(http.HTTPStatus.OK)
-            self.send_header("Content-Type", self.guess_type(local))
-            self.send_header("Content-Length", str(stat.st_size))
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(length))
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
@@ -270,8 +352,8 @@ class SiteServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def make_server(directory, host="127.0.0.1", port=8000, handler_class=SiteRequestHandler):
-    """A threading HTTP server for `directory`; port 0 picks a free port.
+def make_server(directory, host="127.0.0.1", port=8000, handler_class=SiteRequestHandler, compress=True):
+    """A threading HTTP server for `directory`; port 0 picks a free port; compress=False sends every file as it is.
 
     >>> server = make_server(".", port=0)
     >>> server.server_address[0]
@@ -286,11 +368,12 @@ def make_server(directory, host="127.0.0.1", port=8000, handler_class=SiteReques
     if os.path.isfile(index):
         with open(index, encoding="utf-8", errors="replace") as file:
             policy = page_policy(file.read())
-    handler = type(handler_class.__name__, (handler_class,), {"policy": policy, "page_policies": {}})
+    handler = type(handler_class.__name__, (handler_class,), {
+        "policy": policy, "page_policies": {}, "gzip_cache": GzipCache() if compress else None})
     return SiteServer((host, port), functools.partial(handler, directory=directory))
 
 
-def serve_in_thread(directory, host="127.0.0.1", port=0):
+def serve_in_thread(directory, host="127.0.0.1", port=0, compress=True):
     """Start serving in a daemon thread; returns (server, base_url). Call server.shutdown() to stop.
 
     >>> server, url = serve_in_thread(".")
@@ -298,7 +381,7 @@ def serve_in_thread(directory, host="127.0.0.1", port=0):
     True
     >>> server.shutdown(); server.server_close()
     """
-    server = make_server(directory, host, port)
+    server = make_server(directory, host, port, compress=compress)
     thread = threading.Thread(target=server.serve_forever, name="bpelab-serve", daemon=True)
     thread.start()
     return server, f"http://{host}:{server.server_address[1]}/"

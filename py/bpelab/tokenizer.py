@@ -25,15 +25,20 @@ Not here: training (`train.py`), file formats (`artifacts.py`), the patterns
 import codecs
 import heapq
 import re
+import reprlib
+from array import array
 from itertools import chain, compress, repeat
 from operator import add, not_
 
+from .long_pieces import LongPieces
 from .pretokenize import Pretokenizer, get_pretokenizer, split_special
+from .stream import SEGMENT_CHARS, segments
 
 _ONE_BYTE = [bytes((b,)) for b in range(256)]  # byte value -> one-byte string
 _NO_RANK = 1 << 62  # larger than any rank; lets min() skip pairs that cannot merge
 _UNSPANNED = _NO_RANK + 1  # a boundary no partial-character token spans: above every limit
-# Pieces longer than this use the heap merger: the list scan is quadratic.
+# Pieces of more bytes than this are merged by a heap (the list scan is
+# quadratic), and from two windows' bytes on in windows (see long_pieces).
 _LONG_PIECE = 128
 _SEGMENT_FROM = 4  # non-ASCII pre-tokens of at least this many characters are cut into segments
 _CACHE_LIMIT = 200_000  # entries kept per cache (pieces, segments, characters) before all restart
@@ -81,6 +86,16 @@ def show_id(value):
     return text if len(text) <= 60 else text[:45] + f"... ({len(text):,} characters)"
 
 
+def disallowed_special_error(token, position):
+    """The DisallowedSpecialError for a special token's spelling found at a character position."""
+    return DisallowedSpecialError(
+        f"text contains the special token {token!r} at character {position}. "
+        f"To encode it as the special token, pass allowed_special={{{token!r}}} "
+        f"(or 'all'); to encode it as ordinary text, pass "
+        f"disallowed_special=() or use encode_ordinary()."
+    )
+
+
 class InvalidTextError(ValueError):
     """Text that cannot be encoded as UTF-8 (a lone surrogate)."""
 
@@ -89,24 +104,95 @@ class DisallowedSpecialError(ValueError):
     """A special token's spelling appeared in text that may not contain it."""
 
 
-def check_encodable(text):
-    """Raise InvalidTextError naming the first lone surrogate in text, if any.
+def check_encodable(text, what="text", offset=0):
+    """Raise InvalidTextError naming the first lone surrogate in text, if any (TypeError if text is no str).
+
+    `offset` is where text starts in a longer text, for the message.
 
     >>> check_encodable("fine")
     """
+    check_text(text, what)
     if text.isascii():  # O(1) in CPython, and 20 ms less for 4 MB of English than the search
         return
     match = _SURROGATE.search(text)
     if match:
         index = match.start()
         raise InvalidTextError(
-            f"text has a lone surrogate U+{ord(text[index]):04X} at character {index} "
+            f"text has a lone surrogate U+{ord(text[index]):04X} at character {offset + index} "
             f"(after {text[max(0, index - 20):index]!r}); it cannot be encoded as UTF-8. "
             "Remove it, or replace it with U+FFFD."
         )
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(text, what="text"):
+    """Raise TypeError unless text is a str; the message names the argument and the fix.
+
+    >>> check_text(b"hi")
+    Traceback (most recent call last):
+      ...
+    TypeError: text must be a str, got bytes b'hi'; decode the bytes first, e.g. data.decode('utf-8')
+    """
+    if isinstance(text, str):
+        return
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        hint = "; decode the bytes first, e.g. data.decode('utf-8')"
+    elif isinstance(text, (list, tuple)):
+        hint = "; encode each text on its own, or pass an iterable of texts to encode_iterable()"
+    else:
+        hint = ""
+    raise TypeError(f"{what} must be a str, got {_shown_value(text)}{hint}")
+
+
+def checked_ids(ids, what="ids"):
+    """ids as a list, or TypeError naming the first value that is not a token id (an int; a bool is not one).
+
+    >>> checked_ids((104, 105))
+    [104, 105]
+    >>> checked_ids([104.0])
+    Traceback (most recent call last):
+      ...
+    TypeError: ids[0] must be an int (a token id), got float 104.0
+    """
+    if isinstance(ids, (str, bytes, bytearray, memoryview)) or not hasattr(ids, "__iter__"):
+        raise TypeError(f"{what} must be a list of token ids (ints), got {_shown_value(ids)}")
+    if type(ids) is not list:
+        ids = list(ids)
+    kinds = set(map(type, ids))  # in C: 6 ms per million ids
+    if kinds <= {int}:
+        return ids
+    for index, value in enumerate(ids):
+        if isinstance(value, bool):
+            raise TypeError(f"{what}[{index}] is {value!r}, a bool, which is not a token id; pass an int")
+        if not isinstance(value, int):
+            raise TypeError(f"{what}[{index}] must be an int (a token id), got {_shown_value(value)}")
+    return ids
+
+
+def _shown_value(value):
+    """A value's type and a short repr, for a message, whatever the value's size.
+
+    >>> _shown_value(b"x" * 1000)
+    "bytes of 1,000 bytes b'xxxxxxxxxxxx...xxxxxxxxxxxxxx'"
+    """
+    if value is None:
+        return "None"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{type(value).__name__} {show_id(value)}"
+    kind = type(value).__name__
+    size = len(value) if hasattr(value, "__len__") else None
+    unit = "characters" if isinstance(value, str) else "bytes" if isinstance(value, (bytes, bytearray, memoryview)) else "items"
+    if isinstance(value, memoryview):
+        value = bytes(value[:100])
+    sized = f" of {size:,} {unit}" if size is not None and size > 20 else ""
+    return f"{kind}{sized} {_SHORT_REPR.repr(value)}"
+
+
+_SHORT_REPR = reprlib.Repr()
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = 32
+_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxset = _SHORT_REPR.maxdict = 6
 
 
 class Tokenizer:
@@ -202,6 +288,7 @@ class Tokenizer:
         # When every byte id is below 256, bytes.translate maps a piece to ids in C.
         self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
         self._token_bytes = self.vocab | {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
+        self._long_pieces = LongPieces(self)  # see long_pieces
         self._cache = _PieceCache(self._encode_piece_text)  # str -> ids
         self._segment_cache = _PieceCache(self._encode_characters)
         self._seams = None  # what tokens span between characters; see seams()
@@ -223,6 +310,7 @@ class Tokenizer:
         self._cache.clear()
         self._segment_cache.clear()
         self._chars.clear()
+        self._long_pieces.clear()
 
     def encode_ordinary(self, text):
         """Ids for text, treating special-token spellings as ordinary text.
@@ -245,21 +333,41 @@ class Tokenizer:
         [97, 256]
         """
         check_encodable(text)
-        specials = set(self.special_tokens)
-        allowed = specials if allowed_special == "all" else set(allowed_special)
-        unknown = allowed - specials
-        if unknown:
-            raise ValueError(f"allowed_special names tokens this tokenizer lacks: {sorted(unknown)}")
-        disallowed = specials - allowed if disallowed_special == "all" else set(disallowed_special)
+        allowed, disallowed = self._special_policy(allowed_special, disallowed_special)
         if disallowed:
             match = _alternation(disallowed).search(text)
             if match:
-                raise DisallowedSpecialError(
-                    f"text contains the special token {match.group()!r} at character {match.start()}. "
-                    f"To encode it as the special token, pass allowed_special={{{match.group()!r}}} "
-                    f"(or 'all'); to encode it as ordinary text, pass "
-                    f"disallowed_special=() or use encode_ordinary()."
-                )
+                raise disallowed_special_error(match.group(), match.start())
+        return self._encode_allowing(text, allowed)
+
+    def encode_iterable(self, texts, *, allowed_special=frozenset(), disallowed_special="all"):
+        """Ids of the text that `texts` (an iterable of str, such as an open text file) make, yielded lazily.
+
+        The ids equal encode("".join(texts)), with the same special-token
+        policy; a str is taken as one text. The texts are read as the ids are
+        consumed, and only a window of about stream.WINDOW_CHARS characters is
+        held: it is encoded up to its last cut point, where no pre-token or
+        allowed special token can cross (see stream.py). A pre-tokenizer
+        without cut points ("bytes", a custom pattern) holds the whole text.
+        An error (a disallowed special token, a lone surrogate) is raised
+        where the ids reach it, after the ids before it.
+
+        >>> tok = Tokenizer.bytes_only(pretokenizer="gpt2")
+        >>> list(tok.encode_iterable(["hi th", "ere"]))
+        [104, 105, 32, 116, 104, 101, 114, 101]
+        """
+        from .stream import encode_batches
+
+        if isinstance(texts, str):
+            texts = (texts,)
+        elif isinstance(texts, (bytes, bytearray, memoryview)) or not hasattr(texts, "__iter__"):
+            raise TypeError(f"texts must be an iterable of str (an open text file, a list of str), got "
+                            f"{_shown_value(texts)}; for bytes, open the file in text mode or decode them")
+        allowed, disallowed = self._special_policy(allowed_special, disallowed_special)
+        return chain.from_iterable(encode_batches(self, texts, allowed, disallowed))
+
+    def _encode_allowing(self, text, allowed):
+        # Ids of text whose disallowed special tokens have been checked for; allowed ones become their ids.
         if not allowed:
             return self._encode_text(text)
         ids = []
@@ -270,10 +378,31 @@ class Tokenizer:
                 ids += self._encode_text(chunk)
         return ids
 
+    def _special_policy(self, allowed_special, disallowed_special):
+        """(allowed, disallowed): the sets of special tokens the two arguments name."""
+        specials = set(self.special_tokens)
+        allowed = specials if allowed_special == "all" else _token_set(allowed_special, "allowed_special")
+        unknown = allowed - specials
+        if unknown:
+            raise ValueError(f"allowed_special names tokens this tokenizer lacks: {sorted(unknown)}")
+        disallowed = specials - allowed if disallowed_special == "all" else _token_set(disallowed_special, "disallowed_special")
+        return allowed, disallowed
+
     def _encode_text(self, text):
+        if len(text) <= SEGMENT_CHARS:
+            self._bound_caches()
+            return self._encode_chunk(text)
+        # A long text a segment at a time: findall's list of pieces holds about
+        # 60 bytes a piece, so memory would otherwise grow with the text.
+        ids = []
+        for segment in segments(self.pretokenizer, text):
+            self._bound_caches()
+            ids += self._encode_chunk(segment)
+        return ids
+
+    def _bound_caches(self):
         if max(len(self._cache), len(self._segment_cache), len(self._chars)) > _CACHE_LIMIT:
             self.clear_cache()  # memory stays bounded in a long-running process
-        return self._encode_chunk(text)
 
     def _encode_chunk(self, text):
         # Cached pieces are looked up and joined in C; only new pieces run Python.
@@ -396,6 +525,9 @@ class Tokenizer:
         >>> Tokenizer.bytes_only().encode_piece(b"hi")
         [104, 105]
         """
+        if not isinstance(piece, bytes):
+            raise TypeError(f"piece must be bytes (one pre-token in UTF-8), got {_shown_value(piece)}; "
+                            "for text, use encode() or encode_ordinary()")
         if self.merge_rule == "ranks" and len(piece) > 1:
             whole = self._ranks.get(piece)
             if whole is not None:  # tiktoken's shortcut: a piece that is a token
@@ -404,6 +536,10 @@ class Tokenizer:
 
     def _merge_bytes(self, piece):
         # BPE of bytes, from single bytes, without the whole-piece shortcut.
+        if len(piece) >= 2 * self._long_pieces.window:
+            ids = self._long_pieces.encode(piece)
+            if ids is not None:
+                return ids
         if self._byte_table is not None:
             ids = list(piece.translate(self._byte_table))
         else:
@@ -411,11 +547,12 @@ class Tokenizer:
         if len(ids) < 2:
             return ids
         if self.merge_rule == "ranks":
+            parts = list(map(_ONE_BYTE.__getitem__, piece))
             if len(ids) > _LONG_PIECE:
-                return self._merge_long(ids)
-            return self._merge_by_ranks(list(map(_ONE_BYTE.__getitem__, piece)))
+                return list(map(self._ranks.__getitem__, self._merge_heap(parts)))
+            return self._merge_by_ranks(parts)
         if len(ids) > _LONG_PIECE:
-            return self._merge_long(ids)
+            return self._merge_heap(ids)
         return self._merge_by_pairs(ids)
 
     def _merge_by_pairs(self, ids, limits=None):
@@ -471,39 +608,58 @@ class Tokenizer:
         rank = self._pair_rank.get((a, b))
         return None if rank is None else (rank, self._merge_result[rank])
 
-    def _merge_long(self, ids):
-        # The same rule as the list scan, in O(n log n): a heap of (rank, position)
-        # over a linked list; entries made stale by a neighbour's merge are skipped.
-        n = len(ids)
-        nxt = list(range(1, n + 1))
-        prv = list(range(-1, n - 1))
-        alive = [True] * n
-        heap = []
-        for i in range(n - 1):
-            found = self._rank_of(ids[i], ids[i + 1])
-            if found:
-                heap.append((found[0], i, ids[i], ids[i + 1], found[1]))
+    def _merge_heap(self, parts):
+        # The same rule as the list scan, in O(n log n) and about 60 bytes a part:
+        # a heap of rank << 32 | position over a linked list. An entry whose
+        # pair has changed since is stale: its rank is no longer the pair's
+        # (a pair at one position only ever grows, so it never has that rank again).
+        # Parts are ids (pairs rule) or bytes (ranks rule).
+        if self.merge_rule == "ranks":
+            get = self._ranks.get
+            pair_ranks = map(get, map(add, parts, parts[1:]))
+        else:
+            get = self._pair_rank.get
+            result = self._merge_result
+            pair_ranks = map(get, zip(parts, parts[1:]))
+        by_ranks = self.merge_rule == "ranks"
+        n = len(parts)
+        nxt = array("q", range(1, n + 1))
+        prv = array("q", range(-1, n - 1))
+        heap = [rank << 32 | i for i, rank in enumerate(pair_ranks) if rank is not None]
         heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
+        mask = (1 << 32) - 1
         while heap:
-            rank, i, a, b, merged = heapq.heappop(heap)
+            key = pop(heap)
+            i = key & mask
+            a = parts[i]
             j = nxt[i]
-            if not alive[i] or j >= n or ids[i] != a or ids[j] != b:
+            if a is None or j >= n:
                 continue
-            ids[i] = merged
-            alive[j] = False
-            nxt[i] = nxt[j]
-            if nxt[j] < n:
-                prv[nxt[j]] = i
+            rank = key >> 32
+            b = parts[j]
+            if by_ranks:
+                merged = a + b
+                if get(merged) != rank:
+                    continue
+            else:
+                if get((a, b)) != rank:
+                    continue
+                merged = result[rank]
+            parts[i] = merged
+            parts[j] = None
+            k = nxt[i] = nxt[j]
+            if k < n:
+                prv[k] = i
+                found = get(merged + parts[k] if by_ranks else (merged, parts[k]))
+                if found is not None:
+                    push(heap, found << 32 | i)
             p = prv[i]
             if p >= 0:
-                found = self._rank_of(ids[p], merged)
-                if found:
-                    heapq.heappush(heap, (found[0], p, ids[p], merged, found[1]))
-            if nxt[i] < n:
-                found = self._rank_of(merged, ids[nxt[i]])
-                if found:
-                    heapq.heappush(heap, (found[0], i, merged, ids[nxt[i]], found[1]))
-        return [ids[i] for i in range(n) if alive[i]]
+                found = get(parts[p] + merged if by_ranks else (parts[p], merged))
+                if found is not None:
+                    push(heap, found << 32 | p)
+        return [part for part in parts if part is not None]
 
     def encode_trace(self, piece):
         """Every step of encoding one pre-token: the candidates and the merge applied.
@@ -519,7 +675,7 @@ class Tokenizer:
         >>> Tokenizer.bytes_only().encode_trace("ab")
         [{'parts': [97, 98], 'candidates': [], 'applied': None}]
         """
-        check_encodable(piece)
+        check_encodable(piece, "piece")
         steps = self._merge_trace(piece)
         if self.merge_rule == "ranks" and len(piece.encode("utf-8")) > 1:
             whole = self._ranks.get(piece.encode("utf-8"))
@@ -553,6 +709,8 @@ class Tokenizer:
         >>> Tokenizer.bytes_only().token_bytes(104)
         b'h'
         """
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise TypeError(f"token_id must be an int (a token id), got {_shown_value(token_id)}")
         try:
             return self._token_bytes[token_id]
         except (KeyError, TypeError):
@@ -564,11 +722,12 @@ class Tokenizer:
         >>> Tokenizer.bytes_only().decode_bytes([0xC3, 0xA9])
         b'\\xc3\\xa9'
         """
+        ids = checked_ids(ids)
         table = self._token_bytes
         try:
-            return b"".join([table[i] for i in ids])
-        except (KeyError, TypeError):
-            bad = next(i for i in ids if not isinstance(i, int) or i not in table)
+            return b"".join(map(table.__getitem__, ids))
+        except KeyError:
+            bad = next(i for i in ids if i not in table)
             raise ValueError(f"unknown token id {show_id(bad)}: this tokenizer has {len(table)} ids") from None
 
     def decode(self, ids, errors="strict"):
@@ -720,6 +879,20 @@ def _as_pretokenizer(pretokenizer):
     if isinstance(pretokenizer, Pretokenizer):
         return pretokenizer
     return get_pretokenizer(pretokenizer)
+
+
+def _token_set(value, what):
+    """allowed_special or disallowed_special as a set of strings; a lone str other than "all" is refused."""
+    if isinstance(value, str):
+        raise TypeError(f"{what} must be 'all' or a collection of special tokens, got the str {_SHORT_REPR.repr(value)}; "
+                        f"for one token write {what}={{{_SHORT_REPR.repr(value)}}}")
+    if not hasattr(value, "__iter__"):
+        raise TypeError(f"{what} must be 'all' or a collection of special tokens, got {_shown_value(value)}")
+    tokens = set(value)
+    for token in tokens:
+        if not isinstance(token, str):
+            raise TypeError(f"{what} must hold special tokens as str, got {_shown_value(token)}")
+    return tokens
 
 
 def _alternation(strings):

@@ -193,11 +193,16 @@ class TrainResult:
     merge_counts: list  # the winning pair count of each merge
     settings: TrainSettings
     stop_reason: str  # "size", "no_pairs" or "min_count"
-    corpus: CorpusInfo
-    documents: list  # the training documents, as given
+    corpus: CorpusInfo  # or, trained on counts, a counts.CountsInfo
+    documents: list  # the training documents, as given ([] for counts)
     pieces: list  # [(bytes, count)]: the pre-token table, in first-seen order
     steps: list | None = None  # per-merge records when trained with record=True
     token_counts: list | None = None  # tokens in the pre-token table after 0, 1, ... merges
+
+    @property
+    def input(self):
+        """What was trained on: "text" (documents), or "counts" (a word-count table; `corpus` is a CountsInfo)."""
+        return "text" if isinstance(self.corpus, CorpusInfo) else "counts"
 
 
 def split_documents(corpus, separator=None):
@@ -295,9 +300,13 @@ def count_pieces(documents, pretokenizer, special_tokens, *, first_seen_order=Fa
     return table
 
 
-def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, **overrides):
-    """Train a byte-level BPE tokenizer on a text or a list of documents.
+def train(corpus=None, settings=None, *, counts=None, on_progress=None, record=False, workers=1, **overrides):
+    """Train a byte-level BPE tokenizer on a text, a list of documents, or word counts.
 
+    `counts` is a {piece: count} dict (or (piece, count) pairs) in place of a
+    corpus: each piece is one pre-token, its UTF-8 bytes, with its count; no
+    pre-tokenizer runs (the settings' one is what the tokenizer encodes new
+    text with), and the first-seen tie-break follows the order of the entries.
     `on_progress(done, total)` is called now and then; returning False cancels
     (TrainingCancelled). `record=True` keeps, for each merge, what the explorer
     shows (see `TrainResult.steps`). `workers` > 1 pre-tokenizes large corpora
@@ -306,22 +315,36 @@ def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, *
     >>> result = train("low low lower", num_merges=2, pretokenizer="whitespace", special_tokens=())
     >>> [result.tokenizer.vocab[i] for i in (256, 257)]  # "ow" and "lo" tie at 3: the greater pair wins
     [b'ow', b'low']
+    >>> train(counts={"hug": 10, "pug": 5, "pun": 12}, num_merges=1).merge_counts  # (u, g): 10 + 5
+    [15]
     """
+    if (corpus is None) == (counts is None):
+        raise ValueError("give train a corpus (a text or a list of documents) or counts={piece: count}, not "
+                         + ("both" if counts is not None else "neither"))
     if settings is None:
         settings = TrainSettings(**overrides)
     elif overrides:
         settings = TrainSettings(**(settings.to_dict() | overrides))
-    documents = split_documents(corpus, settings.document_separator)
-    for i, doc in enumerate(documents):
-        try:
-            check_encodable(doc)
-        except ValueError as error:
-            raise type(error)(f"document {i}: {error}") from None
     pretokenizer = settings.get_pretokenizer()
+    if counts is not None:
+        from .counts import CountsInfo, check_counts
+
+        table = check_counts(counts, specials=settings.special_tokens)
+        documents, corpus_info = [], CountsInfo.of(table)
+    else:
+        documents = split_documents(corpus, settings.document_separator)
+        for i, doc in enumerate(documents):
+            try:
+                check_encodable(doc)
+            except ValueError as error:
+                raise type(error)(f"document {i}: {error}") from None
+        table, corpus_info = None, CorpusInfo.of(documents)
     with _cycle_collector_paused():
         # A record names the pair each tie-break would pick, and first-seen needs the pieces in order.
         first_seen = settings.tie_break == "first-seen" or record
-        if workers > 1 and not first_seen and _worth_a_pool(documents):
+        if table is not None:
+            pass  # word counts: the table is given, in its own order
+        elif workers > 1 and not first_seen and _worth_a_pool(documents):
             from .parallel import count_pieces_parallel, usable_workers
 
             table = count_pieces_parallel(documents, settings, usable_workers(workers))
@@ -340,7 +363,7 @@ def train(corpus, settings=None, *, on_progress=None, record=False, workers=1, *
         merge_counts=trainer.merge_counts,
         settings=settings,
         stop_reason=trainer.stop_reason,
-        corpus=CorpusInfo.of(documents),
+        corpus=corpus_info,
         documents=documents,
         pieces=pieces,
         steps=trainer.steps,

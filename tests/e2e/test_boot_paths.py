@@ -187,11 +187,17 @@ def no_snapshot(info):
     info["snapshot"] = None
 
 
+def snapshot_in_the_old_format(info):
+    """As issue 16's builds stored it: the whole memory gzipped, with Pyodide's full standard library."""
+    del info["snapshot"]["format"], info["snapshot"]["stdlib_file"]
+
+
 @pytest.mark.parametrize("change, reason", [
     (snapshot_for_another_package, "the snapshot holds bpelab 0.1.0 (package 000000000000), but this build ships"),
     (snapshot_from_another_pyodide, "the snapshot was made by Pyodide 0.0.1, but Pyodide 314.0.7 is running"),
     (no_snapshot, "this build has no snapshot"),
-], ids=["another-package", "another-pyodide", "none"])
+    (snapshot_in_the_old_format, 'the snapshot is stored as "gzip", which this worker does not read'),
+], ids=["another-package", "another-pyodide", "none", "old-format"])
 def test_a_snapshot_that_does_not_match_the_build_is_not_even_fetched(bare, site_url, build_info, change, reason):
     page, requests = bare
     rewrite_build(page, build_info, change)
@@ -256,6 +262,24 @@ def test_a_snapshot_whose_contents_are_another_package_falls_back(bare, site_url
     assert versions["boot_reason"] == (f"the snapshot did not load: it holds package {build_info['package_sha256'][:12]}, "
                                        "not this build's ffffffffffff")
     assert page.evaluate("() => testClient.request('reference', {name: 'gpt2'})")["handle"]
+
+
+def test_a_snapshot_made_against_another_wasm_falls_back(bare, site_url, build_info):
+    """The snapshot is stored XOR-ed with pyodide.asm.wasm's data segments: with other segments it would be garbage."""
+    page, requests = bare
+
+    def other_wasm(info):
+        info["snapshot"]["wasm_data_checksum"] = "0badf00d"
+
+    rewrite_build(page, build_info, other_wasm)
+    booted = boot(page, site_url)
+    versions = booted["versions"]
+    assert fetched(requests, build_info, "snapshot")
+    assert versions["boot"] == "fallback"
+    assert versions["boot_reason"] == ("the snapshot did not load: it was made against another pyodide.asm.wasm "
+                                       "(its data section differs)")
+    assert [m.get("boot") for m in booted["boots"] if m["stage"] == "runtime"] == ["snapshot", "fallback"]
+    assert page.evaluate("() => testClient.request('ping', {echo: 3})") == {"pong": 3}
 
 
 def test_a_fatal_pyodide_error_restarts_the_worker_and_the_next_requests_work(bare, site_url):

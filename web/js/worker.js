@@ -7,12 +7,16 @@
 //   after a fatal Pyodide error while serving: {type:"fatal", message, after_ready:true}; the page restarts the worker.
 //
 // Two boot paths (issue 16). "snapshot": Python's memory as build_site.py saved it after
-// importing bpelab (build.json `snapshot`), gzip-compressed, so only the runtime starts.
+// importing bpelab (build.json `snapshot`), gzip-compressed, so only the runtime starts. It
+// loads the build's small standard library (`snapshot.stdlib_file`) instead of Pyodide's
+// 2.5 MB python_stdlib.zip; a module in neither comes from that full one, fetched on first
+// need (js/stdlib-fallback.js, issue 23).
 // "fallback": a normal loadPyodide() and import. The fallback is taken, with the reason in
 // the boot and ready messages, when the build has no snapshot, when it was made by another
 // Pyodide or another package than the one this build ships, when it fails to load, or when
 // the page was opened with ?boot=fallback (WorkerClient passes that on).
 import { loadPyodide, version as PYODIDE_VERSION } from "../pyodide/pyodide.mjs";
+import { installStdlibFallback } from "./stdlib-fallback.js";
 
 const SITE = new URL("../", import.meta.url);
 const FLAGS = new URL(import.meta.url).searchParams;
@@ -44,11 +48,17 @@ async function fetchOk(url) {
   return response;
 }
 
+// The only snapshot file format this worker reads (build_site.py writes it; js/snapshot-delta.js).
+const SNAPSHOT_FORMAT = "gzip, XOR pyodide.asm.wasm data segments";
+
 /** Why this build's snapshot cannot be used here, or null when it can. */
 function snapshotProblem(info) {
   const snap = info.snapshot;
   if (FLAGS.get("boot") === "fallback") return "the page asked for it (?boot=fallback)";
   if (!snap || !snap.file) return "this build has no snapshot";
+  if (snap.format !== SNAPSHOT_FORMAT || !snap.stdlib_file) {
+    return `the snapshot is stored as ${JSON.stringify(snap.format || "gzip")}, which this worker does not read`;
+  }
   if (snap.pyodide !== PYODIDE_VERSION) {
     return `the snapshot was made by Pyodide ${snap.pyodide}, but Pyodide ${PYODIDE_VERSION} is running`;
   }
@@ -59,32 +69,26 @@ function snapshotProblem(info) {
   return null;
 }
 
-// Pyodide 314's snapshot header: a magic number, then the header's length; wasm memory follows in 64 KiB pages.
-const SNAPSHOT_MAGIC = 1886286592;
-
 /**
  * Fill `memory` (zeroed, the build's length) with the snapshot, which a helper worker
- * downloads and inflates on another thread (inflating 31 MB here took this thread
- * 0.3 s that Pyodide's own start needs). Resolves once every byte is in; on any
- * failure it rejects and leaves the header zeroed, so that Pyodide's restoreSnapshot
+ * downloads, inflates and XORs back into shape on another thread (inflating 31 MB here
+ * took this thread 0.3 s that Pyodide's own start needs). Resolves once every byte is in;
+ * on any failure it rejects and leaves the header zeroed, so that Pyodide's restoreSnapshot
  * refuses it ("invalid magic number") instead of running Python on half a memory.
  */
-async function fillSnapshot(memory, expected) {
+async function fillSnapshot(memory, expected, indexURL) {
   try {
-    const loader = new Worker(new URL("./snapshot-loader.js", import.meta.url));
+    const loader = new Worker(new URL("./snapshot-loader.js", import.meta.url), { type: "module" });
     const reply = await new Promise((resolve, reject) => {
       loader.onmessage = (event) => resolve(event.data);
       loader.onerror = (event) => { event.preventDefault(); reject(new Error(event.message || "its loader did not start")); };
-      loader.postMessage({ url: new URL(expected.file, SITE).href, bytes: expected.bytes });
+      loader.postMessage({ url: new URL(expected.file, SITE).href, bytes: expected.bytes,
+                           wasmURL: new URL("pyodide.asm.wasm", indexURL).href, checksum: expected.wasm_data_checksum });
     }).finally(() => loader.terminate());
     if (!reply.ok) throw new Error(reply.message);
     bootTimes.snapshot_unpacked = Math.round(performance.now());
     // A copy (31 MB, ~30 ms): Pyodide already holds `memory`, so the loader cannot fill it in place.
     memory.set(new Uint8Array(reply.buffer));
-    const header = new Uint32Array(memory.buffer, memory.byteOffset, 2);
-    if (header[0] !== SNAPSHOT_MAGIC || header[1] >= memory.byteLength || (memory.byteLength - header[1]) % 65536) {
-      throw new Error("it is not a Pyodide memory snapshot");
-    }
   } catch (error) {
     memory.fill(0, 0, 8);
     throw error;
@@ -111,12 +115,15 @@ async function startPython(info, indexURL) {
       // once, and starts the runtime while the snapshot downloads into that buffer; its
       // fsInit hook, which Pyodide awaits before it restores, waits for the last byte.
       const memory = new Uint8Array(info.snapshot.bytes);
-      const filling = fillSnapshot(memory, info.snapshot);
+      const filling = fillSnapshot(memory, info.snapshot, indexURL);
       let fillError = null;
       const waitForFill = () => filling.catch((error) => { fillError = error; });
+      // The standard library whose table of contents the snapshot's zip importer holds.
+      const stdLibURL = new URL(info.snapshot.stdlib_file, SITE).href;
       let py;
       try {
-        py = await loadPyodide({ ...OPTIONS, indexURL, packageBaseUrl: indexURL, _loadSnapshot: memory, fsInit: waitForFill });
+        py = await loadPyodide({ ...OPTIONS, indexURL, packageBaseUrl: indexURL, stdLibURL, _loadSnapshot: memory,
+                                 fsInit: waitForFill });
       } catch (error) {
         throw fillError || error;  // a download that failed explains a refused snapshot best
       }
@@ -127,6 +134,11 @@ async function startPython(info, indexURL) {
         throw new Error(`it holds package ${String(marker?.package_sha256).slice(0, 12)}, ` +
           `not this build's ${String(info.package_sha256).slice(0, 12)}`);
       }
+      installStdlibFallback(py, {
+        url: new URL("python_stdlib.zip", indexURL).href,
+        names: info.snapshot.stdlib_names,
+        onFetch: (url) => console.warn(`bpelab: a module the snapshot lacks; fetching ${new URL(url).pathname}`),
+      });
       return py;
     } catch (error) {
       bootReason = `the snapshot did not load: ${error && error.message ? error.message.split("\n")[0] : error}`;
@@ -214,6 +226,21 @@ async function answer(request) {
     return;
   }
   const { id, type, payload } = request;
+  if (type === "_debug_import") {
+    // Tests only (the page must be opened with ?debug=import): import a module, as a request might.
+    if (FLAGS.get("debug") !== "import") {
+      self.postMessage({ id, type: "error", error: { type: "RequestError", message: "_debug_import needs the page opened with ?debug=import" } });
+      return;
+    }
+    try {
+      const module = pyodide.pyimport(String(payload?.module));
+      self.postMessage({ id, type: "result", payload: { file: String(module.__file__) } });
+      module.destroy();
+    } catch (error) {
+      self.postMessage({ id, type: "error", error: { type: error.type || "Error", message: String(error.message || error) } });
+    }
+    return;
+  }
   if (type === "_debug_fatal") {
     // Tests only (the page must be opened with ?debug=fatal): drive Pyodide into a real fatal state.
     if (FLAGS.get("debug") !== "fatal") {
