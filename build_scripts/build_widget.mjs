@@ -44,9 +44,19 @@ function scoped(css) {
   return `${hoisted.join("\n")}\n${SCOPE} {\n${body}\n}\n`;
 }
 
+// What the site takes from the browser's own styles and a notebook may have reset (marimo's Tailwind
+// preflight, inside the shadow root it draws widgets in, makes headings plain text and lists bare).
+// :where() keeps these below every rule of the site's sheets.
+const BROWSER_DEFAULTS = `
+:where(h1, h2, h3, h4, th, b, strong) { font-weight: bold; }
+:where(h1) { font-size: 2em; } :where(h2) { font-size: 1.5em; } :where(h3) { font-size: 1.17em; }
+:where(ul) { list-style: disc; padding-left: 2.5em; } :where(ol) { list-style: decimal; padding-left: 2.5em; }
+`;
+
 async function stylesheet() {
   const files = await cssFiles();
-  const parts = await Promise.all(files.map(async (file) => scoped(await readFile(file, "utf8"))));
+  const parts = [scoped(BROWSER_DEFAULTS),
+    ...await Promise.all(files.map(async (file) => scoped(await readFile(file, "utf8"))))];
   const { code } = await esbuild.transform(parts.join("\n"), { loader: "css", target: TARGET, minify: true });
   return { code, files };
 }

@@ -119,7 +119,8 @@ class Notebook:
         return self.cell(first_line).locator(".jp-OutputArea-output")
 
     def widget(self, view):
-        return self.page.locator(f".bpelab-widget[data-view='{view}']")
+        """The lesson's widget of that view (the first: a test may add another explorer below)."""
+        return self.page.locator(f".bpelab-widget[data-view='{view}']").first
 
 
 def summary(nb):
@@ -185,6 +186,15 @@ def test_compare_shows_15_9_5_tokens(notebook):
     expect(nb.output("{pane: len(ids)")).to_have_text("{'gpt2': 15, 'cl100k': 9, 'o200k': 5}")
 
 
+def test_typing_in_compare_sets_its_text_in_the_kernel(notebook):
+    nb = notebook
+    nb.widget("compare").locator("textarea").first.fill("hello world")
+    expect(nb.widget("compare").locator(".compare-pane[data-spec='o200k']")).to_have_attribute(
+        "data-tokens", "2", timeout=TRAIN_MS)
+    cell = nb.run_new("print(compare.text, {pane: len(ids) for pane, ids in compare.ids.items()})")
+    expect(cell.locator(".jp-OutputArea-output")).to_have_text("hello world {'gpt2': 2, 'cl100k': 2, 'o200k': 2}")
+
+
 def test_encode_with_the_trained_tokenizer_and_the_rest_of_the_lesson(notebook, lab):
     nb = notebook
     nb.run('encode = Encode("lowest newest"')
@@ -215,6 +225,21 @@ def test_a_kernel_error_is_one_line_in_the_widget(notebook):
     expect(cleared.locator(".jp-OutputArea-output")).to_have_text("''")
 
 
+def test_a_long_run_shows_its_progress_in_the_widget(notebook):
+    """The kernel's progress messages reach the view while Python trains (a few seconds here)."""
+    nb = notebook
+    nb.run_new("import random\n"
+               "rng = random.Random(3)\n"
+               "words = [''.join(rng.choice('abcdefghijklmnop') for _ in range(rng.randint(3, 9))) for _ in range(30000)]\n"
+               "big = Explorer(' '.join(words), vocab_size=2500)\n"
+               "big")
+    widget = nb.page.locator(".bpelab-widget[data-view='explorer']").last
+    status = widget.locator("bpe-explorer-view [role=status]").first
+    expect(status).to_have_text(re.compile(r"Training… [\d,]+ of [\d,]+ merges"), timeout=TRAIN_MS)
+    expect(widget.locator("bpe-explorer-view")).to_have_attribute("data-state", "ready", timeout=TRAIN_MS)
+    expect(widget.locator("bpe-explorer-view")).to_have_attribute("data-step", "0")
+
+
 @pytest.mark.parametrize("theme, jp_name", [("light", "JupyterLab Light"), ("dark", "JupyterLab Dark")])
 def test_the_widgets_follow_the_theme_and_pass_axe(notebook, theme, jp_name):
     nb = notebook
@@ -222,8 +247,8 @@ def test_the_widgets_follow_the_theme_and_pass_axe(notebook, theme, jp_name):
     # JupyterLab's own command, as its Settings > Theme menu runs it.
     page.evaluate("(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", jp_name)
     expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "true" if theme == "light" else "false")
-    for view in ("explorer", "compare", "encode"):
-        expect(nb.widget(view)).to_have_attribute("data-theme", theme)
+    expect(page.locator(".bpelab-widget")).not_to_have_count(0)
+    expect(page.locator(f".bpelab-widget:not([data-theme='{theme}'])")).to_have_count(0)
     background = page.evaluate("() => getComputedStyle(document.querySelector('.bpelab-widget')).backgroundColor")
     assert (background == "rgb(246, 247, 249)") == (theme == "light"), background  # app.css's --bg
     assert axe_violations(page, ".bpelab-widget") == []
@@ -237,3 +262,26 @@ def test_the_widgets_follow_the_theme_and_pass_axe(notebook, theme, jp_name):
                 nb.widget(view).screenshot(path=str(folder / f"jupyterlab-{view}-{theme}.png"))
         finally:
             page.set_viewport_size({"width": 1280, "height": 1000})
+
+
+def test_notebook_7_shows_the_same_widget(lab, browser):
+    """Notebook 7 (the same server's /notebooks/ UI) runs the lesson's first cells: the explorer at step 5."""
+    server, _folder = lab
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/notebooks/lesson.ipynb")
+        expect(page.locator(".jp-Notebook .jp-Cell").first).to_be_visible(timeout=TRAIN_MS)
+        nb = Notebook(page, [])
+        nb.warm_up("from pathlib import Path")
+        nb.run("explorer = Explorer(CORPUS")
+        view = nb.widget("explorer").locator("bpe-explorer-view")
+        expect(view).to_have_attribute("data-step", "5", timeout=TRAIN_MS)
+        expect(summary(nb)).to_contain_text("Step 5 of 8: merged w + est into west (id 260), count 6")
+        view.get_by_role("button", name="Step forward (right arrow)").click()
+        expect(view).to_have_attribute("data-step", "6")
+        # The theme the JupyterLab tests left (dark), which Notebook 7 shares: the widget follows it.
+        light = page.locator("body").get_attribute("data-jp-theme-light")
+        expect(nb.widget("explorer")).to_have_attribute("data-theme", "light" if light == "true" else "dark")
+    finally:
+        context.close()

@@ -48,7 +48,7 @@ def test_the_explorer_opens_at_step_5(app):
     expect(explorer(page)).to_have_attribute("data-step", "5", timeout=TRAIN_MS)
     expect(explorer(page).locator(".explorer-summary")).to_contain_text(
         "Step 5 of 8: merged w + est into west (id 260), count 6")
-    expect(readback(page)).to_contain_text("The kernel reads step 5 of 8")
+    expect(readback(page)).to_contain_text("The kernel reads step 5 of 8", timeout=TRAIN_MS)
 
 
 def test_the_cell_that_sets_step_moves_the_explorer(app):

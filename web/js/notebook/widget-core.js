@@ -107,8 +107,11 @@ class Mounted {
     view.addEventListener("bpe-params", () => this.onParams());
     this.root.append(view);
     this.watchViewState();
-    this.on("change:step", () => this.later(() => this.goTo(this.model.get("step"))));
-    for (const trait of this.spec.watched) this.on(`change:${trait}`, () => this.later(() => this.apply()));
+    // A change from Python (or another view of this model); the ones this view makes itself are not echoed back.
+    this.on("change:step", () => { if (!this.syncing) this.later(() => this.goTo(this.model.get("step"))); });
+    for (const trait of this.spec.watched) {
+      this.on(`change:${trait}`, () => { if (!this.syncing) this.later(() => this.apply()); });
+    }
     this.later(async () => {
       this.setState("booting", "Connecting to the kernel…");
       await store.start();
@@ -142,26 +145,32 @@ class Mounted {
     await this.view.command("step", { step });
   }
 
+  /** Set traits from what the view shows (Backbone's change events fire inside set: they see `syncing`). */
+  sync(values) {
+    this.syncing = true;
+    try {
+      // One key at a time: anywidget's model interface is set(key, value) (marimo's has no object form).
+      for (const [name, value] of Object.entries(values)) this.model.set(name, value);
+    } finally {
+      this.syncing = false;
+    }
+    this.model.save_changes();
+  }
+
   onState(event) {
     const detail = { ...(event.detail || {}) };
     delete detail.view;
-    this.model.set("state", detail);
-    if (this.name === "explorer" && Number.isInteger(detail.step)) {
-      this.model.set("step", detail.step);
-      this.model.set("steps", detail.steps);
-    }
-    this.model.save_changes();
+    const values = { state: detail };
+    if (this.name === "explorer" && Number.isInteger(detail.step)) Object.assign(values, { step: detail.step, steps: detail.steps });
+    this.sync(values);
   }
 
   /** The user changed something in the view: the traits follow. */
   onParams() {
     if (this.applying) return;
-    const changed = traitsFromView(this.name, this.view);
-    let dirty = false;
-    for (const [name, value] of Object.entries(changed)) {
-      if (JSON.stringify(this.model.get(name)) !== JSON.stringify(value)) { this.model.set(name, value); dirty = true; }
-    }
-    if (dirty) this.model.save_changes();
+    const changed = Object.entries(traitsFromView(this.name, this.view))
+      .filter(([name, value]) => JSON.stringify(this.model.get(name)) !== JSON.stringify(value));
+    if (changed.length) this.sync(Object.fromEntries(changed));
   }
 
   /** The view's own error line (data-state="error") is the widget's error too. */
