@@ -1,10 +1,12 @@
 """The merge explorer's model (explore.py) against the seeds' worked examples. Each docstring names its seed."""
 
 import json
+from itertools import accumulate
+from pathlib import Path
 
 import pytest
 
-from bpelab import Tokenizer, train
+from bpelab import Tokenizer, explore, train
 from bpelab import worker_api
 from bpelab.explore import ExploreError, Explorer, show
 from bpelab.report import truncate_merges
@@ -310,3 +312,98 @@ def test_window_when_a_merge_reuses_an_id():
     ex = Explorer(tok)
     for k in range(ex.steps + 1):
         assert [g[2] for g in ex.window(k, text="abcd")["groups"]] == [[i] for i in truncate_merges(tok, k).encode("abcd")]
+
+
+# -- long pieces (long_windows.py): a whole document under `bytes` is cut, not encoded whole, for a window --
+
+GENESIS = (Path(__file__).resolve().parents[1] / "web" / "samples" / "kjv-genesis.txt").read_text(encoding="utf-8")
+
+
+def _expected_window(tokenizer, k, doc, window):
+    """The ids encoding at k gives for the window's text, which must start and end on that encoding's tokens."""
+    ids = truncate_merges(tokenizer, k).encode(doc)
+    offsets = list(accumulate((len(tokenizer.vocab[i]) for i in ids), initial=0))
+    lo, hi = len(doc[:window["start"]].encode()), len(doc[:window["end"]].encode())
+    assert lo in offsets and hi in offsets, "the window cuts a token"
+    return ids[offsets.index(lo):offsets.index(hi)]
+
+
+@pytest.fixture(scope="module")
+def genesis_bytes():
+    """3,000 characters of Genesis as one pre-token (bytes), 150 merges, recorded."""
+    return Explorer.of(train(GENESIS[:3000], num_merges=150, pretokenizer="bytes", special_tokens=(), record=True))
+
+
+@pytest.mark.parametrize("k", [0, 1, 7, 40, 149, 150])
+@pytest.mark.parametrize("start, size", [(0, 30), (1234, 1), (2990, 500), (700, 2000)])
+def test_a_window_into_a_long_piece_is_its_encoding_at_step_k(genesis_bytes, k, start, size):
+    ex = genesis_bytes
+    doc = ex.result.documents[0]
+    window = ex.window(k, start, size)
+    ids = [i for group in window["groups"] for i in group[2]]
+    assert ids == _expected_window(ex.tokenizer, k, doc, window)
+    assert window["start"] <= start < window["end"] and window["text"] == doc[window["start"]:window["end"]]
+    longest = max(len(t) for t in ex.vocab.values())
+    assert window["end"] - window["start"] <= size + 2 * longest  # widened to whole tokens, not the whole piece
+    assert window["length"] == len(doc)
+
+
+def test_a_long_piece_after_a_merge_that_reused_an_id_is_encoded_not_read_off_training(genesis_bytes, monkeypatch):
+    """From the first reused id on, training's boundaries may differ from encoding: the window encodes the piece."""
+    ex = Explorer.of(genesis_bytes.result)
+    monkeypatch.setattr(ex, "_reuse", 20)  # as if merge 20 had reused an id
+    doc = ex.result.documents[0]
+    for k in (10, 20, 21, 150):
+        window = ex.window(k, 1500, 300)
+        assert [i for g in window["groups"] for i in g[2]] == _expected_window(ex.tokenizer, k, doc, window)
+    assert list(ex._gone) == [doc.encode()]  # the encoded piece was kept once, for k over 20 only
+
+
+def test_a_long_text_window_when_a_merge_reuses_an_id(monkeypatch):
+    """The tokenizer of test_window_when_a_merge_reuses_an_id, on a text long enough to be cut: still exact."""
+    monkeypatch.setattr(explore, "LONG_PIECE", 8)
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"bc", 257: b"ab", 258: b"abc", 259: b"abcd"}
+    a, b, c, d = map(ord, "abcd")
+    tok = Tokenizer(vocab, [(b, c), (a, b), (257, c), (258, d), (a, 256)], pretokenizer="bytes")
+    ex = Explorer(tok)
+    text = "abcdabcabcbcd" * 3
+    for k in range(ex.steps + 1):
+        for start in range(0, len(text), 5):
+            window = ex.window(k, start, 4, text=text)
+            assert [i for g in window["groups"] for i in g[2]] == _expected_window(tok, k, text, window), (k, start)
+
+
+def test_a_long_row_is_shown_as_an_excerpt_and_a_step_stays_small():
+    """Issue 25: the site failed on a recorded bytes run; a step's reply now holds an excerpt of the document."""
+    doc = GENESIS[:50_000]
+    reply = json.loads(worker_api.handle("train", json.dumps(
+        {"documents": [doc], "settings": {"vocab_size": 2000, "pretokenizer": "bytes"}, "record": True,
+         "report": False})))
+    assert reply["ok"], reply
+    handle = reply["result"]["handle"]
+    assert len(json.dumps(reply)) < 200_000
+    for step in (1, 500, 1743):
+        answer = worker_api.handle("explore_step", json.dumps({"handle": handle, "step": step,
+                                                               "window": {"start": 25_000, "size": 2000}}))
+        assert len(answer) < 150_000
+        view = json.loads(answer)["result"]
+        [row] = view["view"]["merge"]["rows"]
+        cut = row["cut"]
+        assert 0 <= cut["start"] < cut["end"] <= cut["bytes"] == len(doc.encode())
+        assert text(row["piece"]) == doc.encode()[cut["start"]:cut["end"]].decode()
+        assert len(row["before"]) <= 22 and len(row["after"]) < len(row["before"])
+        assert view["window"]["start"] <= 25_000 < view["window"]["end"] <= 25_000 + 2000 + 200
+
+
+@pytest.mark.parametrize("pretokenizer, text", [("bytes", GENESIS[:2000]), ("gpt2", " " * 3000 + "x"),
+                                                ("bytes", "é" * 200)])
+def test_the_trace_of_a_long_piece_gives_its_tokens_not_every_step(genesis_bytes, pretokenizer, text):
+    """A 2,000-byte piece's trace was 110 MB of JSON (every step lists the whole piece); now its tokens, exactly."""
+    tok = genesis_bytes.tokenizer if pretokenizer == "bytes" else train(GENESIS[:3000], num_merges=60).tokenizer
+    ex = Explorer(tok)
+    for k in (0, 30, ex.steps):
+        trace = ex.trace(text, k)
+        long = [p for p in trace["pieces"] if len(p["piece"].encode()) > explore.TRACE_STEP_BYTES]
+        assert long and all(p["steps"] == [] and "bytes long" in p["steps_note"] for p in long)
+        assert [i for p in trace["pieces"] for i in p["ids"]] == truncate_merges(tok, k).encode(text)
+        assert len(json.dumps(trace)) < 100_000

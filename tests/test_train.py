@@ -1,7 +1,11 @@
 """The fast trainer against the reference trainer, and its settings and policies."""
 
+import contextlib
 import gc
+import importlib
 import re
+import tracemalloc
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -9,6 +13,9 @@ from hypothesis import given, settings, strategies as st
 from bpelab import TrainSettings, TrainingCancelled, train
 from bpelab.reference import reference_train
 from bpelab.train import CorpusInfo, truncate_documents
+
+ROOT = Path(__file__).resolve().parents[1]
+train_module = importlib.import_module("bpelab.train")  # `bpelab.train` the attribute is the function
 
 # Small alphabets make many repeated pairs, ties and overlaps (aaa) — the hard cases.
 _alphabet = st.sampled_from(list("aab ba\n\tcé😀") + ["  ", "ab", "<|x|>"])
@@ -199,3 +206,97 @@ def test_fast_trainer_equals_reference_on_longer_corpora(words, tie_break, preto
     text = " ".join(words)
     options = dict(num_merges=60, tie_break=tie_break, pretokenizer=pretokenizer, special_tokens=())
     assert train(text, **options).merges == reference_train(text, **options)[0]
+
+
+# -- long rows (long_rows.py): a pre-token at or above LONG_ROW bytes is linked nodes, not a str ---------
+
+@contextlib.contextmanager
+def long_rows_from(length):
+    """Train with rows of at least `length` bytes held as long rows (the default is train.LONG_ROW)."""
+    saved = train_module.LONG_ROW
+    train_module.LONG_ROW = length
+    try:
+        yield
+    finally:
+        train_module.LONG_ROW = saved
+
+
+_runs = st.sampled_from(["a", "aa", "aaa", "ab", "ba", "abab", "b", " ", "\n", "é", "😀", "the ", "th"])
+long_corpora = st.lists(st.lists(_runs, max_size=60).map("".join), min_size=1, max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    corpus=long_corpora,
+    tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]),
+    pretokenizer=st.sampled_from(["bytes", "bytes", "whitespace", "gpt2"]),
+    num_merges=st.integers(0, 40),
+    long_row=st.sampled_from([1, 2, 3, 8, 40]),
+    record=st.booleans(),
+)
+def test_long_rows_equal_the_reference(corpus, tie_break, pretokenizer, num_merges, long_row, record):
+    """Long single documents, aaa-style runs and repeated long rows: every tie-break, as the reference trains."""
+    corpus = corpus + corpus[:1]  # a long row that repeats has a weight above 1
+    options = dict(num_merges=num_merges, tie_break=tie_break, pretokenizer=pretokenizer, special_tokens=())
+    with long_rows_from(long_row):
+        result = train(corpus, record=record, **options)
+    merges, counts, vocab = reference_train(corpus, **options)
+    assert (result.merges, result.merge_counts, result.tokenizer.vocab) == (merges, counts, vocab)
+    if record:
+        assert [s["tokens_after"] for s in result.steps] == result.token_counts[1:]
+
+
+@settings(max_examples=60, deadline=None)
+@given(corpus=long_corpora, tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]))
+def test_long_rows_record_the_same_steps_apart_from_the_excerpts(corpus, tie_break):
+    """Records from long rows equal the short rows' records; a changed row is an excerpt, with its byte span."""
+    options = dict(num_merges=30, tie_break=tie_break, pretokenizer="bytes", special_tokens=(), record=True)
+    short = train(corpus, **options)
+    with long_rows_from(1):
+        long = train(corpus, **options)
+    pieces = [piece for piece, _ in long.pieces]
+    assert len(short.steps) == len(long.steps)
+    for plain, linked in zip(short.steps, long.steps):
+        assert {k: v for k, v in plain.items() if k != "rows"} == {k: v for k, v in linked.items() if k != "rows"}
+        assert [(r["row"], r["count"]) for r in plain["rows"]] == [(r["row"], r["count"]) for r in linked["rows"]]
+        for row in linked["rows"]:
+            cut, vocab = row["cut"], long.tokenizer.vocab
+            span = pieces[row["row"]][cut["start"]:cut["end"]]
+            assert b"".join(vocab[i] for i in row["before"]) == span == b"".join(vocab[i] for i in row["after"])
+            assert cut["bytes"] == len(pieces[row["row"]]) and len(row["before"]) <= 22
+
+
+def test_a_long_document_records_changes_not_copies():
+    """Issue 25: 50,000 characters under `bytes`, recorded, needed 1.55 GB (each step copied the document twice)."""
+    text = (ROOT / "web" / "samples" / "kjv-genesis.txt").read_text(encoding="utf-8")[:50_000]
+    tracemalloc.start()
+    try:
+        result = train(text, vocab_size=2000, pretokenizer="bytes", record=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(result.merges) == 1743 and peak < 60 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+    assert max(len(row["before"]) for step in result.steps for row in step["rows"]) <= 22
+    assert set(result.boundaries) == {text.encode()}
+
+
+@pytest.mark.parametrize("corpus, message", [
+    (b"low lower", "the corpus must be text (a str or a list of str), got bytes: decode it first"),
+    (bytearray(b"low"), "got bytearray: decode it first, e.g. train(data.decode('utf-8'), ...)"),
+    (memoryview(b"low"), "got memoryview: decode it first"),
+    (["low", b"lower"], "document 1 is bytes, not text: decode it first, e.g. [doc.decode('utf-8') for doc"),
+    ([bytearray(b"x")], "document 0 is bytearray, not text: decode it first"),
+    (["low", 3], "document 1 must be a str, got int: give each document as text"),
+    ([None], "document 0 must be a str, got NoneType"),
+    (5, "the corpus must be a str or a list of str (one per document), got int"),
+    (None, "give train a corpus (a text or a list of documents) or counts="),
+    ({"low": 5}, "got dict"),
+    ({"low"}, "got set"),
+])
+def test_a_corpus_that_is_not_text_says_how_to_fix_it(corpus, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        train(corpus, num_merges=1)
+
+
+def test_a_tuple_or_an_iterator_of_documents_is_accepted():
+    assert train(("ab", "ab"), num_merges=1).merges == train(iter(["ab", "ab"]), num_merges=1).merges == [(97, 98)]

@@ -18,6 +18,7 @@ import stat
 import sys
 import tempfile
 import time
+from itertools import chain
 from typing import NamedTuple
 
 from . import __version__
@@ -31,11 +32,14 @@ from .artifacts import (
     load_files,
     tokenizer_file_name,
 )
+from . import ids_file
 from .counting import DEFAULT_BLOCK_SIZE
 from .counts import CountsError, format_of, read_counts, to_json, to_tsv
+from .parallel import usable_workers
 from .pretokenize import PRETOKENIZER_NAMES
 from .quoting import cap_message, quote
 from .report import compression
+from .stream import encode_batches
 from .tokenizer import MAX_TOKEN_ID, DisallowedSpecialError
 from .train import (
     CHAR_LIMIT,
@@ -95,10 +99,11 @@ def decode_utf8(data, path):
 
 
 class ProgressBar:
-    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+    """A one-line progress bar on stderr, redrawn at most ten times a second (unit="MB": done and total are bytes)."""
 
-    def __init__(self, label, stream=sys.stderr):
+    def __init__(self, label, stream=sys.stderr, unit=None):
         self.label = label
+        self.unit = unit
         self.stream = stream
         self.started = time.monotonic()
         self.last = 0.0
@@ -110,8 +115,9 @@ class ProgressBar:
             self.last = now
             width = 30
             filled = width * done // total if total else width
+            count = f"{done / 1e6:.1f}/{total / 1e6:.1f} MB" if self.unit == "MB" else f"{done}/{total}"
             self.stream.write(
-                f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {now - self.started:5.1f}s"
+                f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {count} {now - self.started:5.1f}s"
             )
             if done == total:
                 self.stream.write("\n")
@@ -597,61 +603,316 @@ def _chosen_pretokenizer(args):
     return args.pretokenizer
 
 
-def _input_text(args):
+def _input_texts(args):
+    """The text to encode, as an iterator of str blocks (a file or standard input is read a block at a time)."""
     if args.text is not None and args.file:
         raise UsageError(f"give the text either with --text or as the file {args.file!r}, not both")
     if args.text is not None:
-        return args.text
+        return iter((args.text,))
     if args.file:
-        return read_text_file(args.file)
-    return read_stdin()
+        try:
+            handle = open(args.file, "rb")
+        except OSError as error:
+            raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
+        return _blocks_of(handle, args.file, close=True)
+    return _blocks_of(sys.stdin.buffer, "standard input")
+
+
+def _blocks_of(handle, name, close=False):
+    # As read_text_file reads a file (the BOM dropped, invalid UTF-8 named), a block at a time.
+    try:
+        head = handle.read(3)
+        bom = head == b"\xef\xbb\xbf"
+        try:
+            yield from ids_file.text_blocks(handle, 3 if bom else 0, prefix=b"" if bom else head)
+        except ids_file.TextFileError as error:
+            raise UsageError(f"{name}: {error}") from None
+    finally:
+        if close:
+            handle.close()
+
+
+def _special_sets(args, tokenizer):
+    """(allowed, disallowed) special tokens for --special raise|allow|text."""
+    specials = set(tokenizer.special_tokens)
+    if args.special == "allow":
+        return specials, set()
+    if args.special == "text":
+        return set(), set()
+    return set(), specials
+
+
+def _special_hint():
+    return "Pass --special allow to encode it as the special token, or --special text to encode it as ordinary text"
 
 
 def cmd_encode(args):
     tokenizer = load_tokenizer(args.tokenizer, _chosen_pretokenizer(args))
-    text = _input_text(args)
-    if args.special == "allow":
-        ids = tokenizer.encode(text, allowed_special="all")
-    elif args.special == "text":
-        ids = tokenizer.encode_ordinary(text)
-    else:
-        try:
-            ids = tokenizer.encode(text)
-        except DisallowedSpecialError as error:
-            where = str(error).split(". To encode it", 1)[0]
-            raise UsageError(f"{where}. Pass --special allow to encode it as the special token, "
-                             "or --special text to encode it as ordinary text") from None
-    if args.format == "json":
-        print(json.dumps(ids))
-    elif args.format == "tokens":
-        print(" | ".join(tokenizer.token_bytes(i).decode("utf-8", "backslashreplace") for i in ids))
-    else:
-        print(" ".join(map(str, ids)))
+    if args.out is not None:
+        return _encode_to_ids_file(args, tokenizer)
+    for flag, value in (("--dtype", args.dtype), ("--workers", args.workers), ("--force", args.force or None)):
+        if value is not None:
+            raise UsageError(f"{flag} is for writing an ids file; give --out ids.bin with it")
+    allowed, disallowed = _special_sets(args, tokenizer)
+    batches = encode_batches(tokenizer, _input_texts(args), allowed, disallowed)
+    out = sys.stdout.buffer
+    fmt = args.format or "ids"
+    separator = {"ids": b" ", "json": b", ", "tokens": b" | "}[fmt]
+    try:
+        out.write(b"[" if fmt == "json" else b"")
+        first = True
+        for ids in batches:
+            if not ids:
+                continue
+            if fmt == "tokens":
+                words = [tokenizer.token_bytes(i).decode("utf-8", "backslashreplace") for i in ids]
+                chunk = " | ".join(words).encode("utf-8")
+            else:
+                chunk = (", " if fmt == "json" else " ").join(map(str, ids)).encode("ascii")
+            out.write(chunk if first else separator + chunk)
+            first = False
+        out.write(b"]\n" if fmt == "json" else b"\n")
+    except DisallowedSpecialError as error:
+        where = str(error).split(". To encode it", 1)[0]
+        raise UsageError(f"{where}. {_special_hint()}") from None
+    out.flush()
     return 0
+
+
+def _encode_to_ids_file(args, tokenizer):
+    if args.format is not None:
+        raise UsageError("--format is for standard output; --out writes the ids as a binary array (see --dtype)")
+    if not args.file:
+        raise UsageError("--out encodes a FILE; give the text file to encode (standard input and --text go to standard output)")
+    source = args.file
+    if not os.path.isfile(source):
+        raise UsageError(f"cannot read {source}: {'it is a folder' if os.path.isdir(source) else 'no such file'}")
+    dtype = args.dtype or ids_file.default_dtype(tokenizer)
+    try:
+        ids_file.check_dtype(tokenizer, dtype)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    out = _ids_out_path(args.out, source, args.force)
+    workers = usable_workers(args.workers or 1)
+    allowed, disallowed = _special_sets(args, tokenizer)
+    bar = ProgressBar("encoding", unit="MB") if not args.quiet else None
+    started = time.monotonic()
+    staging = []
+    try:
+        folder, name = os.path.split(out)
+        handle = tempfile.NamedTemporaryFile(dir=folder or ".", prefix=f".{name}.bpelab-", delete=False)
+        staging.append(handle.name)
+        with handle:
+            count = ids_file.encode_file(
+                source, tokenizer, handle.write, dtype=dtype, allowed=allowed, disallowed=disallowed,
+                workers=workers, loader=(load_tokenizer, (args.tokenizer, _chosen_pretokenizer(args))),
+                on_progress=bar,
+            )
+        sidecar = {
+            "format": ids_file.SIDECAR_FORMAT,
+            "version": ids_file.SIDECAR_VERSION,
+            "dtype": dtype,
+            "byte_order": "little",
+            "count": count,
+            "tokenizer_sha256": tokenizer.sha256(),
+            "n_vocab": tokenizer.n_vocab,
+            "tokenizer": args.tokenizer,
+            "source": os.path.basename(source),
+            "source_bytes": os.path.getsize(source),
+            "special": args.special,
+        }
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder or ".", prefix=f".{name}.json.bpelab-",
+                                         delete=False) as side:
+            staging.append(side.name)
+            side.write(json.dumps(sidecar, indent=2) + "\n")
+        os.replace(staging[0], out)
+        os.replace(staging[1], ids_file.sidecar_path(out))
+        staging.clear()
+    except ids_file.TextFileError as error:
+        message = str(error)
+        if message.startswith("the special token"):
+            message = f"{message}. {_special_hint()}"
+        raise UsageError(f"{source}: {message}") from None
+    except OSError as error:
+        if error.filename in staging or error.filename2 in staging or error.filename is None:
+            hint = "; free some space and run again" if error.errno == errno.ENOSPC else ""
+            raise UsageError(f"cannot write --out {_path(args.out)}: {error.strerror or error}{hint} "
+                             "(an earlier file there was left as it was)") from None
+        raise
+    finally:
+        for path in staging:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    if not args.quiet:
+        print(f"{count:,} ids ({dtype}) from {os.path.getsize(source):,} bytes with {workers} "
+              f"worker{'s' if workers > 1 else ''} in {time.monotonic() - started:.2f}s; wrote {out} "
+              f"and {os.path.basename(ids_file.sidecar_path(out))}", file=sys.stderr)
+    return 0
+
+
+def _ids_out_path(given, source, force):
+    """--out of encode as an absolute path; UsageError where writing it could lose someone's file."""
+    if not given:
+        raise UsageError("--out is empty; give the ids file to write, such as --out ids.bin")
+    out = os.path.abspath(given)
+    folder = os.path.dirname(out)
+    if not os.path.isdir(folder):
+        raise UsageError(f"--out {_path(given)}: the folder {_path(folder)} does not exist; make it first")
+    for path, what in ((out, "--out"), (ids_file.sidecar_path(out), "its sidecar")):
+        info = _lstat(path)
+        if info is None:
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            raise UsageError(f"{what} {_path(path)} is a symbolic link; give another name (bpelab never writes through a link)")
+        if stat.S_ISDIR(info.st_mode):
+            raise UsageError(f"{what} {_path(path)} is a folder; give a file name such as --out ids.bin")
+        if os.path.samefile(path, source):
+            raise UsageError(f"{what} {_path(path)} is the file being encoded; give another name")
+    if os.path.exists(out) and not force and not _our_ids_file(out):
+        raise UsageError(
+            f"--out {_path(given)} exists and is not an ids file bpelab wrote (no matching "
+            f"{os.path.basename(ids_file.sidecar_path(out))} beside it); give a new name, or --force to replace it"
+        )
+    sidecar = ids_file.sidecar_path(out)
+    if os.path.exists(sidecar) and not force and _read_sidecar(sidecar, quiet=True) is None:
+        raise UsageError(f"{_path(sidecar)} exists and is not a sidecar bpelab wrote; give a new name, or --force to replace it")
+    return out
+
+
+def _our_ids_file(path):
+    sidecar = _read_sidecar(ids_file.sidecar_path(path), quiet=True)
+    if sidecar is None:
+        return False
+    return os.path.getsize(path) == sidecar["count"] * (2 if sidecar["dtype"] == "uint16" else 4)
+
+
+def _read_sidecar(path, quiet=False):
+    """The sidecar's fields, checked; None if there is none (or, quiet, if it is not one)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1 << 16)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if quiet:
+            return None
+        raise UsageError(f"cannot read {_path(path)}: {error.strerror}") from None
+    problem = None
+    try:
+        fields = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        fields, problem = None, "it is not JSON"
+    if fields is not None:
+        if not isinstance(fields, dict) or fields.get("format") != ids_file.SIDECAR_FORMAT:
+            problem = f"its \"format\" is not {ids_file.SIDECAR_FORMAT!r}"
+        elif fields.get("version") != ids_file.SIDECAR_VERSION:
+            problem = f"its \"version\" is {quote(fields.get('version'), 20)}, not {ids_file.SIDECAR_VERSION}"
+        elif fields.get("dtype") not in ids_file.DTYPES:
+            problem = f"its \"dtype\" {quote(fields.get('dtype'), 20)} is not one of {', '.join(ids_file.DTYPES)}"
+        elif not isinstance(fields.get("count"), int) or isinstance(fields.get("count"), bool) or fields["count"] < 0:
+            problem = "its \"count\" is not a whole number"
+        elif not isinstance(fields.get("tokenizer_sha256"), str):
+            problem = "it has no \"tokenizer_sha256\""
+    if problem is None:
+        return fields
+    if quiet:
+        return None
+    raise UsageError(f"{_path(path)} is not a bpelab ids sidecar: {problem}; remove it, or give --dtype and move it away")
 
 
 def cmd_decode(args):
     tokenizer = load_tokenizer(args.tokenizer, _chosen_pretokenizer(args))
-    raw = " ".join(args.ids) if args.ids else read_stdin()
-    words = raw.replace(",", " ").replace("[", " ").replace("]", " ").split()
-    if not all(word.isascii() and word.isdigit() for word in words):  # int() would also take "١٢" or "-1"
-        raise UsageError(f"ids must be whole numbers separated by spaces or commas, got {raw[:60]!r}")
-    for word in words:  # before int(): Python refuses to read an int of over 4,300 digits
-        if len(word.lstrip("0")) > len(str(MAX_TOKEN_ID)) or int(word) > MAX_TOKEN_ID:
-            shown = word if len(word) <= 20 else f"{word[:12]}... ({len(word):,} digits)"
-            raise UsageError(
-                f"id {shown} is too large: this tokenizer's ids are 0 to {tokenizer.n_vocab - 1:,}"
-            )
-    ids = [int(word) for word in words]
+    decoder = tokenizer.stream_decoder(errors=args.errors)
+    if args.ids_file is not None:
+        if args.ids:
+            raise UsageError("give the ids either as arguments or with --ids FILE, not both")
+        batches = _ids_from_file(args, tokenizer)
+    else:
+        if args.dtype is not None:
+            raise UsageError("--dtype is for an ids file; give --ids ids.bin with it")
+        batches = _ids_from_text(args, tokenizer)
+    out = sys.stdout.buffer
+    written = 0
     try:
-        text = tokenizer.decode(ids, errors=args.errors)
+        for position, ids in batches:
+            try:
+                data = decoder.feed(ids).encode("utf-8")
+            except ValueError as error:  # an id the tokenizer lacks (UnicodeDecodeError is handled below)
+                if isinstance(error, UnicodeDecodeError):
+                    raise
+                bad = next(i for i, value in enumerate(ids) if value not in tokenizer._token_bytes)
+                raise UsageError(f"{error} (id number {position + bad + 1:,} of the input)") from None
+            out.write(data)
+            written += len(data)
+        out.write(decoder.flush().encode("utf-8"))
     except UnicodeDecodeError as error:
-        raise UsageError(f"the ids do not decode to UTF-8 text ({error.reason} at byte {error.start}); "
+        raise UsageError(f"the ids do not decode to UTF-8 text ({error.reason} at byte {written + error.start}); "
                          "pass --errors replace to show such bytes as U+FFFD") from None
     # As UTF-8 bytes, whatever the locale's encoding (the ids encode UTF-8).
-    sys.stdout.buffer.write(text.encode("utf-8") + (b"\n" if sys.stdout.isatty() else b""))
-    sys.stdout.flush()
+    out.write(b"\n" if sys.stdout.isatty() else b"")
+    out.flush()
     return 0
+
+
+def _ids_from_text(args, tokenizer):
+    """(position, [id]) batches of the ids given as arguments or on standard input, read a block at a time."""
+    if args.ids:
+        blocks = iter((" ".join(args.ids),))
+    else:
+        blocks = _blocks_of(sys.stdin.buffer, "standard input")
+    position, carry = 0, ""  # carry: the start of a number that the block cut
+    for block in chain(blocks, ("\n",)):
+        text = carry + block
+        cut = max(text.rfind(c) for c in " ,[]\n\t\r\f\v")
+        carry = text[cut + 1:]
+        words = text[:cut + 1].replace(",", " ").replace("[", " ").replace("]", " ").split()
+        if not all(word.isascii() and word.isdigit() for word in words):  # int() would also take "١٢" or "-1"
+            bad = next(word for word in words if not (word.isascii() and word.isdigit()))
+            raise UsageError(f"ids must be whole numbers separated by spaces or commas, got {quote(bad, 60)}")
+        for word in words:  # before int(): Python refuses to read an int of over 4,300 digits
+            if len(word.lstrip("0")) > len(str(MAX_TOKEN_ID)) or int(word) > MAX_TOKEN_ID:
+                shown = word if len(word) <= 20 else f"{word[:12]}... ({len(word):,} digits)"
+                raise UsageError(f"id {shown} is too large: this tokenizer's ids are 0 to {tokenizer.n_vocab - 1:,}")
+        ids = list(map(int, words))
+        yield position, ids
+        position += len(ids)
+
+
+def _ids_from_file(args, tokenizer):
+    """(position, [id]) batches of an ids file; the dtype from its sidecar or --dtype, the tokenizer checked."""
+    path = args.ids_file
+    if not os.path.isfile(path):
+        raise UsageError(f"--ids {_path(path)}: {'it is a folder' if os.path.isdir(path) else 'no such file'}")
+    sidecar_name = ids_file.sidecar_path(path)
+    sidecar = _read_sidecar(sidecar_name)
+    dtype = args.dtype
+    if sidecar is None:
+        if dtype is None:
+            raise UsageError(f"--ids {_path(path)} has no sidecar {_path(sidecar_name)} to say its dtype; "
+                             f"give --dtype {' or '.join(ids_file.DTYPES)}")
+    else:
+        if dtype is not None and dtype != sidecar["dtype"]:
+            raise UsageError(f"--dtype {dtype} contradicts {_path(sidecar_name)}, which says {sidecar['dtype']}; "
+                             "drop --dtype")
+        dtype = sidecar["dtype"]
+        if sidecar["tokenizer_sha256"] != tokenizer.sha256():
+            raise UsageError(
+                f"{_path(path)} was written by another tokenizer ({_path(sidecar_name)} records sha256 "
+                f"{sidecar['tokenizer_sha256'][:12]}…, and --tokenizer {_path(args.tokenizer)} is "
+                f"{tokenizer.sha256()[:12]}…); give the tokenizer it was written with"
+            )
+        itemsize = 2 if dtype == "uint16" else 4
+        if os.path.getsize(path) != sidecar["count"] * itemsize:
+            raise UsageError(f"{_path(path)} is {os.path.getsize(path):,} bytes, but {_path(sidecar_name)} records "
+                             f"{sidecar['count']:,} {dtype} ids ({sidecar['count'] * itemsize:,} bytes): it is cut short "
+                             "or was changed")
+    position = 0
+    try:
+        for ids in ids_file.read_ids(path, dtype):
+            yield position, ids
+            position += len(ids)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def cmd_report(args):
@@ -786,9 +1047,22 @@ def build_parser():
                 default="raise",
                 help="special-token spellings: refuse (default), encode as specials, or as text",
             )
-            p.add_argument("--format", choices=("ids", "json", "tokens"), default="ids")
+            p.add_argument("--format", choices=("ids", "json", "tokens"), help="on standard output (default: ids)")
+            p.add_argument("--out", help="write the ids of FILE to this file as a flat little-endian array, "
+                                         "with a .json sidecar beside it")
+            p.add_argument("--dtype", choices=tuple(ids_file.DTYPES),
+                           help="of --out (default: the smallest that holds the vocabulary)")
+            p.add_argument("--workers", type=_count(1),
+                           help="processes encoding byte ranges of FILE for --out (default 1; at most one per core; "
+                                "the ids are the same for any N)")
+            p.add_argument("--force", action="store_true", help="let --out replace a file bpelab did not write")
+            p.add_argument("--quiet", action="store_true", help="no progress bar or summary for --out")
         else:
             p.add_argument("ids", nargs="*", help="ids (default: standard input)")
+            p.add_argument("--ids", dest="ids_file", metavar="FILE",
+                           help="read the ids from an ids file written by encode --out")
+            p.add_argument("--dtype", choices=tuple(ids_file.DTYPES),
+                           help="of --ids FILE, when it has no .json sidecar")
             p.add_argument("--errors", choices=("strict", "replace"), default="strict")
         _pretokenizer_options(p)
         p.set_defaults(func=func)

@@ -32,8 +32,10 @@ import bisect
 from array import array
 from itertools import accumulate, repeat
 
+from .long_windows import boundary_steps, spans
 from .pretokenize import split_by_alternative, split_special
 from .ranks import bpe_parts
+from .train import LONG_ROW
 
 RULES = {
     "greater": "the greater pair of byte strings",
@@ -42,8 +44,11 @@ RULES = {
 }
 MAX_WINDOW = 20_000  # characters a window may span
 TRACE_PIECES = 64  # pre-tokens a trace covers; it says when the text had more
+TRACE_STEP_BYTES = 256  # a longer piece's trace gives its tokens, not every step (each step lists the whole piece)
 RUNNERS_UP = 5  # runner-up pairs a provenance lists
 _HISTORIES = 50_000  # pieces whose merge history is kept for windows
+LONG_PIECE = LONG_ROW  # bytes from which a piece's window is a cut of it, not the whole piece (long_windows.py)
+_LONG_KEPT = 8  # long pieces whose full encoding is kept
 
 # Plain words for the alternatives of the built-in patterns, keyed by the alternative as written.
 ALTERNATIVE_NOTES = {
@@ -140,7 +145,9 @@ class Explorer:
         self._maker = {}  # id -> the first rank that made it
         for rank, made in enumerate(self.made):
             self._maker.setdefault(made, rank)
-        self._by_bytes = None
+        self._by_bytes = None  # bytes -> id, for long pieces' windows
+        self._gone = {}  # long piece bytes -> when each boundary went, from a full encoding (long_windows.py)
+        self._reuse = None
         self._index = None  # the training text's pre-tokens, built at the first window
         self._histories = {}  # piece -> (ranks applied, ids after each): see _history_encoder
         self._full = None  # the encoder that records histories
@@ -257,6 +264,8 @@ class Explorer:
             "rows": [{"count": row["count"], "before": [self._token(i) for i in row["before"]],
                       "after": [self._token(i) for i in row["after"]],
                       "piece": _parts(b"".join(self.vocab[i] for i in row["before"]))}
+                     # a long row (a whole document, say) is an excerpt around its first change: its byte span
+                     | ({"cut": row["cut"]} if "cut" in row else {})
                      for row in record["rows"]],
             # the merged pair itself always goes; "vanished" lists the neighbours it took with it
             "vanished": [self._pair(x, y) | {"count": c} for x, y, c in record["vanished"] if (x, y) != (a, b)],
@@ -408,23 +417,83 @@ class Explorer:
                                f"got {start!r}")
         first, last = index.pieces_in(start, start + size)
         encode = self._history_encoder(k) if self.tokenizer.merge_rule == "pairs" else self._fast_encoder(k)
-        base = index.starts[first] if first < last else start
-        groups = []
-        tok = self.tokenizer
+        segments = []  # (text offset, text, ids): whole pieces, or the window's part of a long one
         done = {}  # piece -> ids: words repeat within a window
         for p in range(first, last):
-            piece = index.text[index.starts[p]:index.starts[p + 1]]
+            at = index.starts[p]
+            piece = index.text[at:index.starts[p + 1]]
             special = index.special_id(p)
             if special is not None:
-                ids = [special]
-            else:
-                ids = done.get(piece)
-                if ids is None:
-                    ids = done[piece] = encode(piece)
-            groups += _groups(tok, ids, piece, index.starts[p] - base)
-        end = index.starts[last] if first < last else start
+                segments.append((at, piece, [special]))
+                continue
+            data = piece.encode("utf-8") if len(piece) * 4 >= LONG_PIECE else None
+            if data is not None and len(data) >= LONG_PIECE:
+                segments.append(self._long_segment(k, piece, data, at, max(start, at) - at,
+                                                   min(start + size, at + len(piece)) - at, text is None))
+                continue
+            ids = done.get(piece)
+            if ids is None:
+                ids = done[piece] = encode(piece)
+            segments.append((at, piece, ids))
+        base = segments[0][0] if segments else start
+        end = segments[-1][0] + len(segments[-1][1]) if segments else start
+        groups = []
+        tok = self.tokenizer
+        for at, piece, ids in segments:
+            groups += _groups(tok, ids, piece, at - base)
         return {"step": k, "start": base, "end": end, "text": index.text[base:end], "length": len(index.text),
                 "groups": groups, "tokens": sum(len(g[2]) for g in groups)}
+
+    def _long_segment(self, k, piece, data, at, first, end, trained):
+        """(text offset, text, ids) of the tokens after k merges covering piece[first:end], a long piece.
+
+        Cut at whole tokens and whole characters, read off when each byte boundary
+        went (long_windows.py): from training's records while no merge up to k
+        reused an id, else from one full encoding of the piece (then cached).
+        """
+        tok = self.tokenizer
+        pairs_rule = tok.merge_rule == "pairs"
+        gone = None
+        boundaries = self.result.boundaries if trained and self.result is not None else None
+        if boundaries and pairs_rule and k <= self._first_reuse():
+            gone = boundaries.get(data)
+        if gone is None:
+            gone = self._gone_of(data)
+        lo = len(piece[:first].encode("utf-8"))
+        hi = lo + len(piece[first:end].encode("utf-8"))
+        cuts = spans(data, gone, self._threshold(k), lo, hi)
+        by_bytes = self._by_bytes_of()
+        ids = [by_bytes[data[a:b]] for a, b in cuts]
+        begin, stop = cuts[0][0], cuts[-1][1]
+        offset = first - len(data[begin:lo].decode("utf-8"))
+        return at + offset, data[begin:stop].decode("utf-8"), ids
+
+    def _gone_of(self, data):
+        """When each byte boundary of a long piece went, from one full encoding (kept for the next windows)."""
+        gone = self._gone.get(data)
+        if gone is None:
+            if len(self._gone) >= _LONG_KEPT:
+                self._gone.clear()
+            byte_ids = self.tokenizer._byte_ids
+            gone = self._gone[data] = boundary_steps([byte_ids[x] for x in data], self._merger(self.steps))
+        return gone
+
+    def _threshold(self, k):
+        """A boundary stays after k merges when it went at this rank or later (ranks rule: ids are ranks)."""
+        if self.tokenizer.merge_rule == "pairs":
+            return k
+        return self.made[k - 1] + 1 if k else 0
+
+    def _by_bytes_of(self):
+        if self._by_bytes is None:
+            self._by_bytes = {token: i for i, token in self.vocab.items()}
+        return self._by_bytes
+
+    def _first_reuse(self):
+        """The first rank whose merge made an id an earlier merge had made (self.steps if none)."""
+        if self._reuse is None:
+            self._reuse = next((rank for rank, made in enumerate(self.made) if self._maker[made] != rank), self.steps)
+        return self._reuse
 
     # ----------------------------------------------------------------- provenance
 
@@ -503,6 +572,14 @@ class Explorer:
                 entry = {"piece": piece, "start": at, "end": at + len(piece), "alternative": alt}
                 if is_special:
                     entry |= {"special_id": tok.special_tokens[piece], "ids": [tok.special_tokens[piece]], "steps": []}
+                elif len(piece.encode("utf-8")) > TRACE_STEP_BYTES:  # the steps of a long piece: far too many to list
+                    data = piece.encode("utf-8")
+                    ids = [self._by_bytes_of()[data[a:b]] for a, b in spans(data, self._gone_of(data), self._threshold(k),
+                                                                           0, len(data))]
+                    ids = self._whole_piece(piece, k) or ids  # tiktoken's rule: a piece that is a token is one
+                    entry |= {"ids": ids, "tokens": [self._token(i) for i in ids], "steps": [],
+                              "steps_note": f"This piece is {len(data):,} bytes long: its merges are listed step by "
+                                            f"step only for pieces up to {TRACE_STEP_BYTES} bytes. Its tokens are below."}
                 else:
                     ids, steps = self.encode_piece(piece, k, merger, trace=True)
                     whole = self._whole_piece(piece, k)

@@ -22,8 +22,11 @@ Not here: training (`train.py`), file formats (`artifacts.py`), the patterns
 (`pretokenize.py`).
 """
 
+import base64
 import codecs
+import hashlib
 import heapq
+import json
 import re
 import reprlib
 from array import array
@@ -41,6 +44,7 @@ _UNSPANNED = _NO_RANK + 1  # a boundary no partial-character token spans: above 
 # quadratic), and from two windows' bytes on in windows (see long_pieces).
 _LONG_PIECE = 128
 _SEGMENT_FROM = 4  # non-ASCII pre-tokens of at least this many characters are cut into segments
+_JOIN_AT_ONCE = 1 << 14  # ids whose bytes decode_bytes joins in one call
 _CACHE_LIMIT = 200_000  # entries kept per cache (pieces, segments, characters) before all restart
 
 
@@ -88,12 +92,14 @@ def show_id(value):
 
 def disallowed_special_error(token, position):
     """The DisallowedSpecialError for a special token's spelling found at a character position."""
-    return DisallowedSpecialError(
+    error = DisallowedSpecialError(
         f"text contains the special token {token!r} at character {position}. "
         f"To encode it as the special token, pass allowed_special={{{token!r}}} "
         f"(or 'all'); to encode it as ordinary text, pass "
         f"disallowed_special=() or use encode_ordinary()."
     )
+    error.token, error.position = token, position
+    return error
 
 
 class InvalidTextError(ValueError):
@@ -294,6 +300,7 @@ class Tokenizer:
         self._seams = None  # what tokens span between characters; see seams()
         self._chars = _CharTable(self)  # character -> _CharTable entry; see _encode_characters
         self._special_pattern = _alternation(self.special_tokens)
+        self._digest = None  # see sha256()
 
     # ----------------------------------------------------------------- encode
 
@@ -723,9 +730,13 @@ class Tokenizer:
         b'\\xc3\\xa9'
         """
         ids = checked_ids(ids)
+        get = self._token_bytes.__getitem__
         table = self._token_bytes
         try:
-            return b"".join(map(table.__getitem__, ids))
+            if len(ids) <= _JOIN_AT_ONCE:
+                return b"".join(map(get, ids))
+            # bytes.join keeps an 80-byte buffer record per item: 10 million ids at once took 800 MB.
+            return b"".join([b"".join(map(get, ids[i:i + _JOIN_AT_ONCE])) for i in range(0, len(ids), _JOIN_AT_ONCE)])
         except KeyError:
             bad = next(i for i in ids if i not in table)
             raise ValueError(f"unknown token id {show_id(bad)}: this tokenizer has {len(table)} ids") from None
@@ -750,6 +761,30 @@ class Tokenizer:
         return StreamDecoder(self, errors)
 
     # ------------------------------------------------------------------ misc
+
+    def sha256(self):
+        """Hex sha256 of everything that decides the ids: the rule, vocabulary, merges, special tokens and pattern.
+
+        Two tokenizers with the same digest encode and decode alike; the same
+        tokenizer read again, from any files of the same kind, gives the same
+        digest (a `.tiktoken` file and GPT-2's files of one vocabulary differ:
+        their merge rules do). `bpelab encode --out` records it beside the ids.
+
+        >>> Tokenizer.bytes_only().sha256() == Tokenizer.bytes_only().sha256() != Tokenizer.bytes_only(pretokenizer="gpt2").sha256()
+        True
+        """
+        if self._digest is None:
+            head = json.dumps({
+                "format": "bpelab tokenizer digest 1",
+                "rule": self.merge_rule,
+                "pretokenizer": self.pretokenizer.name,
+                "pattern": self.pretokenizer.pattern,
+                "special_tokens": sorted(self.special_tokens.items()),
+            }, sort_keys=True, ensure_ascii=True)
+            vocab = b"".join(b"%d %s\n" % (i, base64.b64encode(self.vocab[i])) for i in sorted(self.vocab))
+            merges = b"".join(b"%d %d\n" % pair for pair in self.merges or ())
+            self._digest = hashlib.sha256(head.encode("ascii") + b"\nvocab\n" + vocab + b"merges\n" + merges).hexdigest()
+        return self._digest
 
     @classmethod
     def bytes_only(cls, special_tokens=None, pretokenizer="bytes"):

@@ -42,6 +42,7 @@ from itertools import compress, repeat
 from operator import add, mul, sub
 from dataclasses import dataclass, field, asdict
 
+from .long_rows import LongRows
 from .pretokenize import PRETOKENIZER_NAMES, get_pretokenizer, split_special
 from .tokenizer import Tokenizer, check_encodable
 
@@ -53,6 +54,8 @@ _TOP_PAIRS = 10  # pairs kept per recorded step
 _ROWS_KEPT = 12  # changed rows kept per recorded step
 _PAIRS_KEPT = 24  # vanished/appeared pairs kept per recorded step
 _TIES_KEPT = 256  # tied pairs a record weighs for the other tie-breaks' picks; more are only counted as "over"
+# Rows of at least this many bytes are linked nodes (long_rows.py), not a str copied at each merge.
+LONG_ROW = 256
 
 
 class TrainingCancelled(Exception):
@@ -198,6 +201,9 @@ class TrainResult:
     pieces: list  # [(bytes, count)]: the pre-token table, in first-seen order
     steps: list | None = None  # per-merge records when trained with record=True
     token_counts: list | None = None  # tokens in the pre-token table after 0, 1, ... merges
+    # With record=True, for each long piece (LONG_ROW bytes or more): {piece bytes: array('i')}, the rank of
+    # the merge that joined byte i - 1 and byte i (2**31 - 1: none did); the explorer's windows read it.
+    boundaries: dict | None = None
 
     @property
     def input(self):
@@ -211,10 +217,21 @@ def split_documents(corpus, separator=None):
     >>> split_documents(["a", "b||c"], "||")
     ['a', 'b', 'c']
     """
-    documents = [corpus] if isinstance(corpus, str) else list(corpus)
+    if isinstance(corpus, str):
+        documents = [corpus]
+    elif isinstance(corpus, (bytes, bytearray, memoryview)):
+        raise ValueError(f"the corpus must be text (a str or a list of str), got {type(corpus).__name__}: "
+                        "decode it first, e.g. train(data.decode('utf-8'), ...)")
+    elif isinstance(corpus, (list, tuple)) or (hasattr(corpus, "__iter__") and not isinstance(corpus, (dict, set))):
+        documents = list(corpus)
+    else:  # a dict's keys or a set's order would be a silent guess
+        raise ValueError(f"the corpus must be a str or a list of str (one per document), got {type(corpus).__name__}")
     for i, doc in enumerate(documents):
+        if isinstance(doc, (bytes, bytearray, memoryview)):
+            raise ValueError(f"document {i} is {type(doc).__name__}, not text: decode it first, "
+                            "e.g. [doc.decode('utf-8') for doc in documents]")
         if not isinstance(doc, str):
-            raise ValueError(f"document {i} must be a str, got {type(doc).__name__}")
+            raise ValueError(f"document {i} must be a str, got {type(doc).__name__}: give each document as text")
     if separator:
         documents = [part for doc in documents for part in doc.split(separator)]
     return documents
@@ -315,8 +332,9 @@ def train(corpus=None, settings=None, *, counts=None, on_progress=None, record=F
     >>> result = train("low low lower", num_merges=2, pretokenizer="whitespace", special_tokens=())
     >>> [result.tokenizer.vocab[i] for i in (256, 257)]  # "ow" and "lo" tie at 3: the greater pair wins
     [b'ow', b'low']
-    >>> train(counts={"hug": 10, "pug": 5, "pun": 12}, num_merges=1).merge_counts  # (u, g): 10 + 5
-    [15]
+    >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}  # the HF course's toy corpus
+    >>> train(counts=counts, num_merges=1).merge_counts  # (u, g): 10 + 5 + 5, ahead of (p, u)'s 17
+    [20]
     """
     if (corpus is None) == (counts is None):
         raise ValueError("give train a corpus (a text or a list of documents) or counts={piece: count}, not "
@@ -368,6 +386,7 @@ def train(corpus=None, settings=None, *, counts=None, on_progress=None, record=F
         pieces=pieces,
         steps=trainer.steps,
         token_counts=trainer.token_counts,
+        boundaries=trainer.boundaries,
     )
 
 
@@ -422,11 +441,18 @@ MAX_VOCAB = 0x10FFFF
 class _Trainer:
     """One training run's state; `run` fills merges, vocab and stop_reason."""
 
-    def __init__(self, pieces, settings, on_progress, record):
+    def __init__(self, pieces, settings, on_progress, record, long_row=None):
         self.settings = settings
         self.on_progress = on_progress
         self.words = [piece.decode("latin-1") for piece, _ in pieces]  # row -> str of chr(id)
         self.counts = [count for _, count in pieces]  # [int]
+        long_row = LONG_ROW if long_row is None else long_row
+        long = [(row, w, c) for row, (w, c) in enumerate(zip(self.words, self.counts)) if len(w) >= long_row]
+        self.long = LongRows(long, record) if long else None  # the long rows; their words are left empty
+        for row, _, _ in long:
+            self.words[row] = ""
+        self.long_pieces = [pieces[row][0] for row, _, _ in long]
+        self.boundaries = None
         self.vocab = {i: bytes([i]) for i in range(256)}  # int -> bytes
         self.ids_by_bytes = {token: i for i, token in self.vocab.items()}  # bytes -> int
         self.merges = []  # [(int, int)]
@@ -500,11 +526,20 @@ class _Trainer:
         return best, count
 
     def first_occurrence(self, pair):
-        for row in sorted(self.where[pair]):
+        """(row, position) of the pair's first occurrence; positions are compared only within a row."""
+        best = None
+        for row in sorted(self.where.get(pair, ())):
             at = self.words[row].find(pair)
             if at >= 0:
-                return row, at
-        raise AssertionError(f"pair {tuple(map(ord, pair))} has a count but no row holds it")
+                best = row, at
+                break
+        if self.long is not None:
+            other = self.long.first_occurrence(pair)
+            if other is not None and (best is None or other < best):
+                best = other
+        if best is None:
+            raise AssertionError(f"pair {tuple(map(ord, pair))} has a count but no row holds it")
+        return best
 
     # -- the run -----------------------------------------------------------
     def run(self):
@@ -518,12 +553,17 @@ class _Trainer:
         # occurrence: summed in C, this is faster than counting row by row.
         sums = map(sum, map(map, repeat(counts.__getitem__), where.values()))
         pair_counts = dict(zip(where, sums))  # pair -> count
+        if self.long is not None:
+            for pair, c in self.long.pair_counts().items():
+                pair_counts[pair] = pair_counts.get(pair, 0) + c
         self.pair_counts, self.where = pair_counts, where
         self.heap = [self.entry(c, pair) for pair, c in pair_counts.items()]
         heapq.heapify(self.heap)
         if self.steps is None and self.heap:  # top_pairs reads the heap alone, so records keep no floor
             self.floor = -self.heap[0][0] // 2
         self.tokens = sum(len(w) * c for w, c in zip(words, counts))
+        if self.long is not None:
+            self.tokens += self.long.tokens()
         self.token_counts = [self.tokens]
 
         settings = self.settings
@@ -558,7 +598,10 @@ class _Trainer:
         They hold most of a run's objects; freed here, while the cycle
         collector is still paused, it does not walk them all once it resumes.
         """
-        self.words = self.where = self.pair_counts = self.heap = self.waiting = None
+        if self.long is not None and self.long.gone is not None:
+            gone = self.long.gone_by_row()
+            self.boundaries = {piece: gone[row] for piece, row in zip(self.long_pieces, self.long.rows)}
+        self.words = self.where = self.pair_counts = self.heap = self.waiting = self.long = None
 
     def progress(self, done, total):
         if self.on_progress is not None and self.on_progress(done, total) is False:
@@ -588,7 +631,7 @@ class _Trainer:
         # Replace the pair in every row that holds it, all in C. str.replace
         # goes left to right without overlap, which is BPE's rule for aaa.
         words, pair_counts, where = self.words, self.pair_counts, self.where
-        rows = list(dict.fromkeys(where.pop(pair)))  # a row is listed once per site that made the pair
+        rows = list(dict.fromkeys(where.pop(pair, ())))  # a row is listed once per site that made the pair
         before = list(map(words.__getitem__, rows))
         after = list(map(str.replace, before, repeat(pair), repeat(mark)))
         sites = list(map(sub, map(len, before), map(len, after)))  # merges per row
@@ -605,8 +648,6 @@ class _Trainer:
         if reused:  # the mark stood in for the existing id
             after = [row.replace(_SPARE, new_char) for row in after]
         deque(map(words.__setitem__, hit, after), 0)  # store the rows, in C
-        self.tokens -= merged_total
-        self.token_counts.append(self.tokens)
 
         # Each new pair took the place of one pair: x N of x a, N y of b y,
         # and N N of b a. A pair that loses count keeps its heap entry, now
@@ -647,6 +688,30 @@ class _Trainer:
                 push(heap, (-now, sort_keys[k[0]], sort_keys[k[1]], k))
             else:
                 push(heap, (-now, k))
+        long_rows, long_hit = [], 0
+        if self.long is not None:
+            merged, delta, long_rows, long_hit = self.long.merge(
+                pair, new_char, len(self.merges) - 1, _ROWS_KEPT if recording else 0, len(self.vocab[a]))
+            merged_total += merged
+            for k, d in delta.items():
+                if not d or k == pair:  # a pair that came and went; the merged pair goes below
+                    continue
+                old = get(k, 0)
+                if recording:
+                    olds.setdefault(k, old)
+                now = old + d
+                if now:
+                    pair_counts[k] = now
+                else:
+                    del pair_counts[k]
+                if d < 0:
+                    continue
+                if now < floor:
+                    waiting[now].append(k)
+                else:
+                    push(heap, self.entry(now, k))
+        self.tokens -= merged_total
+        self.token_counts.append(self.tokens)
         pair_counts.pop(pair, None)  # gone, with the (a, a) neighbours of an (a, a) merge
         if reused:
             for k, rows in holders.items():
@@ -665,17 +730,20 @@ class _Trainer:
             elif now and not old:
                 appeared.append((ord(k[0]), ord(k[1]), now))
         # The most frequent rows first; only the kept ones are sorted (a frequent pair changes thousands).
-        changed_rows = heapq.nsmallest(_ROWS_KEPT, zip(hit, weights, before, after), key=lambda r: (-r[1], r[0]))
+        # A long row is kept as an excerpt around its first change, with its byte span ("cut").
+        candidates = [*zip(hit, weights, before, after, repeat(None)), *long_rows]
+        changed_rows = heapq.nsmallest(_ROWS_KEPT, candidates, key=lambda r: (-r[1], r[0]))
         return {
             "rank": len(self.merges) - 1,
             "pair": (a, b),
             "id": new,
             "count": count,
             "merged": merged_total,  # below count when occurrences overlap, as in aaa
-            "rows_changed": len(hit),
+            "rows_changed": len(hit) + long_hit,
             "rows": [
                 {"row": row, "count": c, "before": list(map(ord, old)), "after": list(map(ord, now))}
-                for row, c, old, now in changed_rows
+                | ({"cut": cut} if cut else {})
+                for row, c, old, now, cut in changed_rows
             ],
             "vanished": sorted(vanished, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],
             "appeared": sorted(appeared, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],

@@ -307,6 +307,24 @@ def test_a_fatal_pyodide_error_restarts_the_worker_and_the_next_requests_work(ba
     assert after["ids"] == [31373, 995]
 
 
+def test_a_reply_garbled_above_2_gb_restarts_the_worker_instead_of_being_shown(bare, site_url):
+    """Issue 25: 'Training failed: Unexpected token ... is not valid JSON'. Pyodide 314 misreads a long ASCII
+    string that Python holds above 2 GB of wasm memory; the worker must not pass such a reply on as an answer
+    or a JSON error, but restart Python and say why."""
+    page, _ = bare
+    boot(page, site_url, "?debug=fatal")
+    error = page.evaluate("""async () => {
+      try { await testClient.request("_debug_high_memory", {echo: "x".repeat(8000000)}); return null; }
+      catch (error) { return { type: error.type, message: error.message }; }
+    }""")
+    assert error["type"] == "PyodideFatalError", error
+    assert "Python's reply came back garbled (the worker held " in error["message"]
+    assert "MB), a Pyodide fault with memory over 2 GB; Python was restarted" in error["message"]
+    assert page.evaluate("() => testClient.crashes") == 1
+    page.evaluate("() => testClient.ready")
+    assert page.evaluate("() => testClient.request('ping', {echo: 'x'.repeat(100)})") == {"pong": "x" * 100}
+
+
 def test_the_debug_request_needs_the_flag(bare, site_url):
     page, _ = bare
     boot(page, site_url)

@@ -557,7 +557,7 @@ def test_share_link_reopens_the_same_view(browser, site_url):
         page.goto(site_url + "#/explore?sample=seed003-low-lower&step=3")
         poll = lambda expr: Host(page, site_url, site_url).wait_for(expr, TRAIN_TIMEOUT_MS)
         first = poll("window.__states.filter((s) => s.view === 'explorer' && s.step === 3).pop()")
-        share = page.locator("bpe-share-link")
+        share = page.locator("bpe-share-link#app-share")
         share.get_by_role("button", name="Copy link").click()
         expect(share.get_by_role("status")).to_contain_text("Link copied.")
         link = share.get_attribute("data-href")
@@ -572,7 +572,8 @@ def test_share_link_reopens_the_same_view(browser, site_url):
         context.close()
 
 
-def test_share_link_leaves_out_a_long_text_and_offers_it_as_a_file(browser, site_url):
+def test_share_link_carries_a_long_text_compressed(browser, site_url):
+    """A long text that compresses well goes in the link as z=, and the link says it holds everything."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
     try:
@@ -581,21 +582,20 @@ def test_share_link_leaves_out_a_long_text_and_offers_it_as_a_file(browser, site
         text_box = page.locator("#compare-text")
         long_text = "Xin chào thế giới. " * 600
         text_box.fill(long_text)
-        share = page.locator("bpe-share-link")
+        share = page.locator("bpe-share-link#app-share")
         share.get_by_role("button", name="Copy link").click()
-        expect(share.get_by_role("status")).to_contain_text(
-            "Link copied. It leaves out the text (11,400 characters, too long for a link): download it")
+        expect(share.get_by_role("status")).to_have_text("Link copied. It reopens exactly this view.")
         link = share.get_attribute("data-href")
-        assert "#/compare?" in link and "panes=gpt2" in link and "text=" not in link
-        with page.expect_download() as download:
-            share.get_by_role("button", name="Download the text as a file").click()
-        assert Path(download.value.path()).read_text("utf-8") == long_text
-        # A short text travels in the link, and the link says it holds everything.
+        assert "#/compare?" in link and "panes=gpt2" in link and "z=" in link and "text=" not in link
+        other = context.new_page()
+        other.goto(link)
+        expect(other.locator("#compare-text")).to_have_value(long_text)
+        # A short text travels as it is.
         text_box.fill("Xin chào")
         share.get_by_role("button", name="Copy link").click()
         expect(share.get_by_role("status")).to_have_text("Link copied. It reopens exactly this view.")
         assert "text=Xin%20ch%C3%A0o" in share.get_attribute("data-href")
-        expect(share.get_by_role("button", name="Download the text as a file")).to_be_hidden()
+        expect(share.get_by_role("button", name="Download the lesson file")).to_be_hidden()
         # "Copy embed code": an iframe for a course page, the text after "#".
         share.get_by_role("button", name="Copy embed code").click()
         snippet = page.evaluate("navigator.clipboard.readText()")

@@ -513,8 +513,9 @@ def test_copy_link_carries_the_pasted_text_like_the_address_bar(site):
     expect(page.locator("#size")).to_have_value("5")
     page.locator("#clear-text").click()
     site.set_text("my pasted text")
-    page.locator("#copy-link").click()
-    expect(page.locator("#copy-status")).to_have_text("Link copied.")
+    share = page.locator("#train-share")
+    share.get_by_role("button", name="Copy link").click()
+    expect(share.get_by_role("status")).to_have_text("Link copied. It reopens exactly this view.")
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.endswith("#/train?mode=merges&size=5&text=my%20pasted%20text"), copied
     page.locator("#clear-text").click()

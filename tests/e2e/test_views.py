@@ -371,15 +371,18 @@ def test_a_file_name_with_u202e_cannot_reverse_the_message_around_it(site):
     assert order == sorted(order), order
 
 
-def test_copy_link_says_what_it_leaves_out(site):
+def test_copy_link_carries_a_long_text_compressed_and_says_it_reopens_the_view(site):
+    """Review finding, then issue 20: a 1,500-character text no longer drops out of the link; it travels as z=."""
     page = site.page
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     site.set_hash("#/train?mode=merges&size=5")
     page.locator("#clear-text").click()
     site.set_text("y" * 1500)
-    page.locator("#copy-link").click()
-    expect(page.locator("#copy-status")).to_contain_text("It leaves out your text (1,500 characters; a link carries at most 1,000)")
-    assert "text=" not in page.evaluate("navigator.clipboard.readText()")
+    share = page.locator("#train-share")
+    share.get_by_role("button", name="Copy link").click()
+    expect(share.get_by_role("status")).to_have_text("Link copied. It reopens exactly this view.")
+    link = page.evaluate("navigator.clipboard.readText()")
+    assert "z=" in link and "text=" not in link and len(link) < 200, link
     page.locator("#clear-text").click()
 
 
@@ -464,7 +467,7 @@ def test_a_control_focused_just_under_the_sticky_train_bar_comes_out_from_under_
     page.set_viewport_size({"width": width, "height": height})
     tested = []
     # A status line in the bar (as after Copy link) makes it taller: the room kept for it must follow.
-    status = page.locator("#copy-status")
+    status = page.locator("#train-share .share-status")
     before = status.text_content()
     status.evaluate("(node) => { node.textContent = 'Link copied. It leaves out your text (12,000 characters): "
                     "save it as a file and open that file on the other side.'; }")

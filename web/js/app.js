@@ -6,14 +6,20 @@ import { store } from "./store.js";
 import { VIEWS, DEFAULT_ROUTE, parseHash, makeHash } from "./views.js";
 import { el, show, hide } from "./dom.js";
 import "./components/share-link.js";
+import { STATES } from "./share/states.js";
+import { MAX_LINK, compactParams, expandParams, COMPRESSED } from "./share/link.js";
+import { readLesson, MAX_LESSON_BYTES } from "./share/lesson.js";
+import { loadSamples } from "./samples.js";
 
 const $ = (id) => document.getElementById(id);
 const ui = {
   app: $("app"), status: $("status"), bootProgress: $("boot-progress"), restart: $("restart"),
   fatal: $("fatal"), nav: $("nav"), main: $("view"), versions: $("versions"), share: $("share"),
+  problems: $("link-problems"), openLesson: $("open-lesson"), lessonInput: $("lesson-input"), lessonStatus: $("lesson-status"),
 };
 // "Copy link" for the view on screen (the Train view has its own, beside Train).
 const share = document.createElement("bpe-share-link");
+share.id = "app-share";
 ui.share.append(share);
 
 const BOOT_NAMES = {
@@ -25,8 +31,8 @@ const RUN_NAMES = { train: "training", export: "writing the files", import: "imp
 const app = {
   route: null,       // the route on show
   mounted: new Map(), // route -> element (or a "coming" placeholder)
-  params: new Map(),  // route -> its last params, for the nav links
-  writingHash: "",    // the hash this shell wrote itself (its hashchange is not a navigation)
+  addresses: new Map(), // route -> the hash its view's state was last written as, for the nav links
+  navigations: 0,     // counts go(): a state write that started before a navigation is dropped
   bootTimes: [],
 };
 
@@ -87,7 +93,7 @@ ui.restart.addEventListener("click", () => {
 function renderNav() {
   ui.nav.replaceChildren(...VIEWS.map((view) => el("li", {},
     el("a", {
-      href: makeHash(view.route, app.params.get(view.route) || {}),
+      href: app.addresses.get(view.route) || makeHash(view.route),
       "aria-current": view.route === app.route ? "page" : undefined,
       dataset: { route: view.route },
     }, view.label))));
@@ -114,57 +120,114 @@ async function mount(route) {
   return node;
 }
 
-let hashTimer = 0;  // a pending write of a view's params to the address
+let hashTimer = 0;  // a pending write of a view's state to the address
 
-async function go(hash, { focus = false } = {}) {
-  clearTimeout(hashTimer);  // a write of params from before this navigation must not overwrite its address
+function showProblems(problems, what = "This link") {
+  if (!problems.length) { hide(ui.problems); return; }
+  show(ui.problems, `${what} cannot be shown exactly as it asks: ${problems.join(" ")}`, "error");
+}
+
+/**
+ * Show a route. `state` (a lesson's) or the hash's params (a link, the address) are applied to its view,
+ * unless this is a move between views already on the page (`keep`), which keep what they show.
+ */
+async function go(hash, { focus = false, keep = false, state = null } = {}) {
   const { route, params } = parseHash(hash);
+  if (!(keep && app.mounted.has(route))) {
+    clearTimeout(hashTimer);  // a write of a state from before this navigation must not overwrite its address
+    app.navigations += 1;
+  }
   const changed = route !== app.route;
   app.route = route;
   ui.app.dataset.view = route;
+  const mounted = app.mounted.has(route);
   const node = await mount(route);
   if (app.route !== route) return;  // another navigation overtook this one
   for (const other of app.mounted.values()) other.hidden = other !== node;
-  app.params.set(route, params);
   renderNav();
-  ui.share.hidden = route === "train" || !("params" in node);
+  ui.share.hidden = route === "train" || !("state" in node);
   if (!ui.share.hidden) share.connect(node, route);
-  if (typeof node.applyParams === "function") await node.applyParams(params);
   if (changed) {
     const view = VIEWS.find((v) => v.route === route);
     document.title = `BPE Lab: ${view.label}`;
     if (focus) ui.main.focus({ preventScroll: true });
   }
+  if (typeof node.setState !== "function" || (keep && mounted)) return;
+  if (!state) {
+    const problems = [];
+    const samples = await loadSamples().catch(() => []);
+    const expanded = await expandParams(params, problems);
+    const read = STATES[route].fromParams(expanded, { samples });
+    problems.push(...read.problems);
+    showProblems(problems);
+    state = read.state;
+  } else {
+    hide(ui.problems);
+  }
+  await node.setState(state);
 }
 
-/** A view's params changed: write them to the address (replaceState: no history entry per keystroke). */
+/** A view's state changed: write it to the address (replaceState: no history entry per keystroke). */
 function writeHash(route, node) {
-  app.params.set(route, node.params);
   clearTimeout(hashTimer);
-  hashTimer = setTimeout(() => {
-    if (route !== app.route) return;
-    const params = node.params;  // as the view is now, not as it was when it asked
-    app.params.set(route, params);
-    const hash = makeHash(route, params);
-    if (hash !== location.hash) history.replaceState(null, "", hash);
+  hashTimer = setTimeout(async () => {
+    const navigations = app.navigations;
+    const samples = await loadSamples().catch(() => []);
+    const { params } = STATES[route].toParams(node.state, { samples });  // as the view is now, not as it was when it asked
+    let hash = makeHash(route, await compactParams(params));
+    // Too long for an address: it keeps the rest ("Copy link" offers a lesson file for the whole).
+    if (location.href.length - location.hash.length + hash.length > MAX_LINK) {
+      for (const [key, zkey] of Object.entries(COMPRESSED)) { delete params[key]; delete params[zkey]; }
+      hash = makeHash(route, await compactParams(params));
+    }
+    if (navigations !== app.navigations) return;  // a navigation since: its own write follows
+    app.addresses.set(route, hash);
+    if (route === app.route && hash !== location.hash) history.replaceState(null, "", hash);
     renderNav();
   }, 150);
 }
 
 ui.main.addEventListener("bpe-params", (event) => {
   const node = event.target.closest("[data-route]");
-  if (!node || typeof node.params === "undefined") return;
+  if (!node || !("state" in node)) return;
   writeHash(node.dataset.route, node);
 });
 
-window.addEventListener("hashchange", () => go(location.hash, { focus: false }));
+// ------------------------------------------------------------------ lesson files
+
+/** Open a lesson (*.bpelab.json): its view, with its state. */
+async function openLesson(file) {
+  ui.lessonStatus.textContent = "";
+  try {
+    if (file.size > MAX_LESSON_BYTES) throw new Error(`${file.name} is ${Math.round(file.size / 1048576)} MB; a lesson file is at most ${MAX_LESSON_BYTES / 1048576} MB.`);
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
+    const lesson = readLesson(text, { samples: await loadSamples().catch(() => []), name: file.name });
+    history.pushState(null, "", makeHash(lesson.route));
+    await go(location.hash, { focus: true, state: lesson.state });
+    ui.lessonStatus.textContent = `Opened the lesson ${file.name}.`;
+  } catch (error) {
+    const message = error instanceof TypeError ? `${file.name} is not UTF-8 text.` : error.message;
+    show(ui.problems, `The lesson file could not be opened: ${message}`, "error");
+  }
+}
+
+ui.openLesson.addEventListener("click", () => ui.lessonInput.click());
+ui.lessonInput.addEventListener("change", () => {
+  const [file] = ui.lessonInput.files;
+  ui.lessonInput.value = "";
+  if (file) openLesson(file);
+});
+
+// The new address of the event, not location.hash: a write of a view's state (writeHash) that lands between
+// the address changing and this event must not be taken for the address the reader went to.
+window.addEventListener("hashchange", (event) => go(new URL(event.newURL).hash, { focus: false }));
 ui.nav.addEventListener("click", (event) => {
   const link = event.target.closest("a[data-route]");
   if (!link) return;
   event.preventDefault();
   if (link.dataset.route === app.route) return;
   history.pushState(null, "", link.getAttribute("href"));
-  go(location.hash, { focus: true });
+  go(location.hash, { focus: true, keep: true });
 });
 // The skip link moves focus; following its #fragment would be read as a route.
 document.querySelector(".skip")?.addEventListener("click", (event) => {
@@ -172,9 +235,14 @@ document.querySelector(".skip")?.addEventListener("click", (event) => {
   ui.main.focus();
 });
 
-// A file dropped outside a drop zone would navigate away from the page and lose the work.
+// A file dropped outside a drop zone would navigate away from the page and lose the work;
+// a lesson file dropped anywhere opens (the Train view's drop zones let lesson files through).
 window.addEventListener("dragover", (event) => event.preventDefault());
-window.addEventListener("drop", (event) => event.preventDefault());
+window.addEventListener("drop", (event) => {
+  event.preventDefault();
+  const lesson = [...(event.dataTransfer?.files || [])].find((file) => /\.bpelab\.json$/i.test(file.name));
+  if (lesson) openLesson(lesson);
+});
 
 // ------------------------------------------------------------------ start
 

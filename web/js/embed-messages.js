@@ -6,7 +6,7 @@ import { VIEWS } from "./embed-params.js";
 
 // Bump when a message or command changes shape; adding a field is not a change.
 export const PROTOCOL_VERSION = 1;
-export const ACTIONS = ["step", "play", "pause", "text", "view"];
+export const ACTIONS = ["step", "play", "pause", "text", "view", "load"];
 
 const quote = (value) => {
   try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
@@ -35,6 +35,12 @@ export function checkCommand(data) {
       return new Error(`The text command needs text: a string, got ${quote(data.text)}.`);
     }
     return { action, args: { text: data.text } };
+  }
+  if (action === "load") {
+    if (!data.lesson || typeof data.lesson !== "object" || Array.isArray(data.lesson)) {
+      return new Error(`The load command needs lesson: a lesson file's object (*.bpelab.json, parsed), got ${quote(data.lesson)?.slice(0, 60)}.`);
+    }
+    return { action, args: { lesson: data.lesson } };
   }
   if (action === "view") {
     if (!VIEWS.includes(data.view)) {

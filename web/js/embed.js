@@ -9,11 +9,13 @@ import { el, clear } from "./dom.js";
 import { rawParams, parseEmbedParams, APP_ROUTES, VIEW_TITLES } from "./embed-params.js";
 import { HostLink, PROTOCOL_VERSION } from "./embed-messages.js";
 import { VIEWS as APP_VIEWS, makeHash } from "./views.js";
+import { STATES } from "./share/states.js";
+import { compactParams } from "./share/link.js";
+import { readLesson } from "./share/lesson.js";
+import { DEFAULT_PARTS } from "./share/parts.js";
 
 // A widget out of view this long gives its worker back (tests shorten it).
 const RELEASE_MS = Number(globalThis.__bpeLabReleaseMs) || 30_000;
-// Settings that carry over when the host switches the view.
-const SHARED_KEYS = ["sample", "text", "size", "mode", "pre", "pattern", "tie", "min", "special", "sep", "septext", "limit", "layout"];
 
 const root = document.getElementById("embed");
 const ui = {
@@ -33,8 +35,8 @@ let host = null;        // HostLink
 let store = null;       // the store module's store, once started
 let view = null;        // the mounted view element
 let viewName = null;    // explorer | compare | train | encode
-let baseParams = {};    // the settings and text every view of this widget shares
-let saved = null;       // the view's params when its worker was given back
+let samples = [];       // samples/index.json's list
+let saved = null;       // the view's state when its worker was given back
 let booting = null;     // promise of the first start
 let queue = Promise.resolve(); // commands run one after another
 let visible = false;
@@ -64,7 +66,7 @@ function fail(message) {
   host.error(message);
 }
 
-async function loadSamples() {
+async function loadSampleList() {
   try {
     const response = await fetch(new URL("../samples/index.json", import.meta.url));
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -83,7 +85,8 @@ function applyTheme(theme) {
 
 async function init() {
   const raw = rawParams(location.search, location.hash);
-  config = await parseEmbedParams(raw, await loadSamples());
+  samples = await loadSampleList();
+  config = await parseEmbedParams(raw, samples);
   host = new HostLink(config.id);
   applyTheme(config.theme);
   host.watchSize(root);
@@ -100,17 +103,12 @@ async function init() {
     return;
   }
   viewName = config.view;
-  baseParams = pick(config.params, SHARED_KEYS);
   setState("preview");
   ui.start.addEventListener("click", () => start());
   ui.preview.addEventListener("click", (event) => {
     if (config.start === "click" && event.target === ui.preview) start();
   });
   watchVisibility();
-}
-
-function pick(params, keys) {
-  return Object.fromEntries(Object.entries(params).filter(([key]) => keys.includes(key)));
 }
 
 function watchVisibility() {
@@ -148,7 +146,7 @@ function start() {
       });
       store.addEventListener("fatal", (event) => fail(`Python could not start: ${event.detail.message}`));
       await store.start();
-      await mount(viewName, { ...config.params });
+      await mount(viewName, config.state, config.parts);
     } catch (error) {
       fail(error.message || String(error));
       return;
@@ -160,25 +158,33 @@ function start() {
   return booting;
 }
 
-async function mount(name, params) {
+/** Mount view `name` showing `state` (its state module's value), with `parts` of it (default: a lesson page's). */
+async function mount(name, state, parts = null) {
   const spec = APP_VIEWS.find((v) => v.route === APP_ROUTES[name]);
   await import(new URL(spec.module, new URL("./views.js", import.meta.url)).href).catch((error) => {
     throw new Error(`The ${name} view could not be loaded (${error.message}).`);
   });
   const next = document.createElement(spec.tag);
   next.classList.add("embed-view");
+  next.dataset.parts = ` ${(parts || DEFAULT_PARTS[name]).join(" ")} `;
   next.addEventListener("bpe-state", onState);
   next.addEventListener("bpe-answer", onAnswer);
   next.addEventListener("bpe-params", updateOpenLink);
+  next.addEventListener("bpe-problem", onProblem);
   view?.remove();
   view = next;
   viewName = name;
   ui.mount.append(next);
   ui.preview.hidden = true; // the view has its own heading; the status line says what is loading
   setState("booting", `Preparing the ${VIEW_TITLES[name].toLowerCase()}…`);
-  await ensureTrained(name, params);
-  await next.applyParams(params);
+  await next.setState(state);
   updateOpenLink();
+}
+
+/** The view cannot show what it was asked to: the reader sees its message, the host hears it. */
+function onProblem(event) {
+  if (event.target !== view) return;
+  host.error(event.detail.message);
 }
 
 function onState(event) {
@@ -196,41 +202,44 @@ function onAnswer(event) {
   host.post({ type: "answer", step, correct });
 }
 
-/**
- * Compare's trained panes and encode's tok=trained need a tokenizer trained here: the app has its
- * Train view for that, the widget trains on its own text (or sample) with its settings, once per Python.
- */
-async function ensureTrained(name, params) {
-  const wanted = (name === "compare" && /(^|,)trained(@\d+)?(,|$)/.test(params.panes || ""))
-    || (name === "encode" && params.tok === "trained");
-  if (!wanted || (store.trained && store.tokenizers.has(store.trained))) return;
-  const { ownParams, trainOwn } = await import("./views/explorer/explorer-train.js");
-  setState("booting", "Training the tokenizer on this text…");
-  await trainOwn(ownParams(params), (text) => setState("booting", text));
-}
-
 /** "Open in BPE Lab": the app at the same view and state, in a new tab. */
+let openTimer = 0;
 function updateOpenLink() {
   if (!view) return;
-  const url = new URL("../index.html", import.meta.url);
-  url.hash = makeHash(APP_ROUTES[viewName], view.params || {});
-  ui.open.href = url.href;
-  ui.bar.hidden = false;
+  clearTimeout(openTimer);
+  openTimer = setTimeout(async () => {
+    const route = APP_ROUTES[viewName];
+    const url = new URL("../index.html", import.meta.url);
+    url.hash = makeHash(route, await compactParams(STATES[route].toParams(view.state, { samples }).params));
+    ui.open.href = url.href;
+    ui.bar.hidden = false;
+  }, 100);
 }
 
-/** The params for another view: the URL's preset, then the text and settings the current view shows. */
-function carriedParams() {
-  const current = pick(view?.params || {}, SHARED_KEYS);
-  // A long text is not in a view's params; a view may still have it (compare: fullText, encode: text).
-  const whole = [view?.fullText, view?.text].find((t) => typeof t === "string" && t !== "");
-  if (!("sample" in current) && !("text" in current) && whole !== undefined) current.text = whole;
-  const source = "sample" in current || "text" in current ? current : baseParams;
-  const out = { ...config.params, ...baseParams, ...current };
-  delete out.sample;
-  delete out.text;
-  if (source.sample !== undefined) out.sample = source.sample;
-  else if (source.text !== undefined) out.text = source.text;
-  return out;
+/** The state for another view of this widget: its own keys from the address, then the same text and tokenizer. */
+function carriedState(toName) {
+  const from = view?.state || config.state;
+  const fromRoute = APP_ROUTES[viewName];
+  const toRoute = APP_ROUTES[toName];
+  const module = STATES[toRoute];
+  const next = module.fromParams(Object.fromEntries(Object.entries(config.params).filter(([key]) => module.KEYS.includes(key))), { samples }).state;
+  // What it is about: the text the view shows (compare, encode), or its training input (explorer, train).
+  const own = fromRoute === "compare" || fromRoute === "encode" ? (from.sample ? { sample: from.sample } : { text: from.text }) : null;
+  const training = from.training ?? null;
+  const recipe = training ?? (own ? { ...own, settings: STATES.train.defaults().training.settings } : null);
+  if (toRoute === "train" && recipe) next.training = structuredClone(recipe);
+  if (toRoute === "explore" && recipe && (recipe.sample !== undefined || recipe.text || recipe.documents)
+      && (next.tok === "" || next.tok === "trained")) {
+    Object.assign(next, { tok: "trained", training: structuredClone(recipe) });
+  }
+  if (toRoute === "compare" || toRoute === "encode") {
+    const input = own ?? (recipe?.sample !== undefined ? { sample: recipe.sample } : recipe?.text !== undefined ? { text: recipe.text } : null);
+    if (input?.sample !== undefined) Object.assign(next, { sample: input.sample, text: "" });
+    else if (input) Object.assign(next, { sample: "", text: input.text });
+    const trained = toRoute === "compare" ? next.panes.some((p) => /^(trained|alt_)/.test(p)) : next.tok === "trained";
+    if (trained) next.training = structuredClone(recipe ?? { ...input, settings: STATES.train.defaults().training.settings });
+  }
+  return next;
 }
 
 async function runCommand({ action, args }) {
@@ -240,9 +249,16 @@ async function runCommand({ action, args }) {
     if (root.dataset.state === "released") await restore();
     if (action === "view") {
       if (args.view !== viewName) {
-        await mount(args.view, carriedParams());
+        await mount(args.view, carriedState(args.view));
         setState("ready");
       }
+      return;
+    }
+    if (action === "load") {
+      const lesson = readLesson(args.lesson, { samples, name: "The lesson" });
+      if (lesson.view === "vocab") throw new Error("The lesson is for the vocabulary view, which has no widget: open it in BPE Lab.");
+      await mount(lesson.view, lesson.state, config.parts);
+      setState("ready");
       return;
     }
     if (typeof view.command !== "function") throw new Error(`The ${viewName} view takes no commands yet.`);
@@ -253,10 +269,6 @@ async function runCommand({ action, args }) {
       return;
     }
     await view.command(action, args);
-    if (action === "text") {
-      delete baseParams.sample;
-      baseParams.text = args.text;
-    }
   } catch (error) {
     host.error(`The ${action} command failed: ${error.message || error}`);
     if (root.dataset.state === "booting" && view) setState("ready");
@@ -267,7 +279,7 @@ async function runCommand({ action, args }) {
 /** Out of view for RELEASE_MS: give the worker (and its Python) back; keep what is drawn. */
 async function release() {
   if (visible || !view || root.dataset.state !== "ready" || typeof store.release !== "function") return;
-  saved = { ...(view.params || {}) };
+  saved = view.state;
   store.release();
   setState("released", "Python was paused to save memory; it restarts when the widget is back in view.");
 }
@@ -278,8 +290,7 @@ async function restore() {
   setState("booting", "Restarting Python…");
   try {
     await store.start();
-    await ensureTrained(viewName, saved);
-    await view.applyParams(saved);
+    await view.setState(saved);
   } catch (error) {
     fail(`The widget could not restart: ${error.message || error}`);
     return;

@@ -24,7 +24,7 @@ export const DEFAULTS = Object.freeze({
 });
 
 // Short keys keep shared links readable.
-const KEYS = {
+export const KEYS = {
   size_mode: "mode", size: "size", pretokenizer: "pre", pattern: "pattern", tie_break: "tie",
   min_count: "min", special_tokens: "special", separator: "sep", separator_text: "septext",
   id_layout: "layout", sample: "sample", limit: "limit",

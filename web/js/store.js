@@ -13,6 +13,10 @@
 //   "status" {text}                   a line for the status bar
 //   "tokenizers", "current", "trained", "run"
 import { WorkerClient } from "./worker-client.js";
+import { recipeKey } from "./share/recipe.js";
+import { toTrainSettings } from "./settings.js";
+import { separatorString } from "./text-input.js";
+import { sampleText } from "./samples.js";
 
 const REFERENCE_NAMES = ["gpt2", "cl100k", "o200k"];
 
@@ -26,6 +30,8 @@ class Store extends EventTarget {
     this.current = null;          // handle of the tokenizer the views show by default
     this.trained = null;          // handle of the latest trained tokenizer
     this.training = null;         // {documents, settings, text} of the latest training run
+    this.recipes = new Map();     // handle -> the recipe it was trained from (share/recipe.js), for links
+    this._trainings = new Map();  // recipeKey -> promise of a handle, while it trains
     this.runs = 0;                // finished runs (train, import ...): #app[data-runs] for tests and scripts
     this.running = null;          // {kind} while a long, cancellable request runs
     this.bootStages = [];
@@ -154,6 +160,8 @@ class Store extends EventTarget {
     this.tokenizers.clear();
     this._references.clear();
     this._atMerges.clear();
+    this.recipes.clear();
+    this._trainings.clear();
     this.current = null;
     this.trained = null;
     this._newReady();
@@ -207,16 +215,66 @@ class Store extends EventTarget {
     return this._atMerges.get(key);
   }
 
-  /** Train with record: true (the explorer needs the steps); sets store.trained and emits "trained". */
-  async train(documents, settings, { onProgress, ...extra } = {}) {
+  /**
+   * Train with record: true (the explorer needs the steps); sets store.trained and emits "trained".
+   * `recipe` (share/recipe.js) is what a link to this tokenizer carries; store.recipeOf(handle) gives it back.
+   */
+  async train(documents, settings, { onProgress, recipe = null, ...extra } = {}) {
     const info = await this.request("train", { documents, settings, record: true, report: false, ...extra }, { onProgress });
     this.add(info);
+    if (recipe) this.recipes.set(info.handle, structuredClone(recipe));
     const before = this.trained;
     this.trained = info.handle;
     this.training = { documents, settings, text: documents.join("") };
     if (!this.current || this.current === before) this.setCurrent(info.handle);
     this._emit("trained", { handle: info.handle });
     return info;
+  }
+
+  /** The recipe a tokenizer was trained from, or null (imported, reference, derived ones have none). */
+  recipeOf(handle) {
+    const recipe = handle && this.tokenizers.has(handle) ? this.recipes.get(handle) : null;
+    return recipe ? structuredClone(recipe) : null;
+  }
+
+  /** The handle of a tokenizer trained from `recipe` that is already here, or null. */
+  findTrained(recipe) {
+    const key = recipeKey(recipe);
+    const found = [...this.recipes].filter(([handle, r]) => this.tokenizers.has(handle) && recipeKey(r) === key);
+    return found.length ? found[found.length - 1][0] : null;
+  }
+
+  /**
+   * The handle of a tokenizer trained from `recipe`: one already here, the run already training it, or a
+   * new run (a link or a lesson opened in a fresh page). say(text) hears the progress.
+   */
+  async trainedFrom(recipe, { say = () => {} } = {}) {
+    const found = this.findTrained(recipe);
+    if (found) return found;
+    const key = recipeKey(recipe);
+    if (!this._trainings.has(key)) {
+      const run = (async () => {
+        const s = recipe.settings;
+        const documents = recipe.documents !== undefined ? recipe.documents
+          : recipe.sample !== undefined ? [await sampleText(recipe.sample)] : [recipe.text];
+        if (!documents.length || documents.every((d) => typeof d !== "string" || d === "")) {
+          throw new Error("there is no text to train on: the link or lesson gives an empty text");
+        }
+        const train = toTrainSettings(s);
+        const separator = separatorString(s.separator, s.separator_text);
+        if (separator) train.document_separator = separator;
+        await this.ready;
+        const info = await this.train(documents, train, {
+          recipe, truncate: true, char_limit: s.limit,
+          name: recipe.sample ?? (recipe.documents ? "documents" : "your text"),
+          onProgress: (p) => { if (p && p.total) say(`Training… ${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} merges`); },
+        });
+        return info.handle;
+      })();
+      this._trainings.set(key, run);
+      run.finally(() => { if (this._trainings.get(key) === run) this._trainings.delete(key); }).catch(() => {});
+    }
+    return this._trainings.get(key);
   }
 }
 

@@ -2,9 +2,27 @@
 // of files, lone surrogates in pasted text, and splitting into documents.
 // "Characters" are Unicode code points, as Python's len() counts them, so the
 // counter, the limit and the manifest agree.
-import { utf8SequenceLength } from "./tokens.js";
 
 export const DEFAULT_CHAR_LIMIT = 1_000_000;
+
+/** Length of the valid UTF-8 sequence starting at i, or 0 if it is not one. */
+export function utf8SequenceLength(bytes, i) {
+  const b0 = bytes[i];
+  if (b0 < 0x80) return 1;
+  let need, min;
+  if (b0 >= 0xc2 && b0 <= 0xdf) { need = 1; min = 0x80; }
+  else if (b0 >= 0xe0 && b0 <= 0xef) { need = 2; min = 0x800; }
+  else if (b0 >= 0xf0 && b0 <= 0xf4) { need = 3; min = 0x10000; }
+  else return 0;
+  let cp = b0 & (0x3f >> need);
+  for (let k = 1; k <= need; k++) {
+    const b = bytes[i + k];
+    if (b === undefined || (b & 0xc0) !== 0x80) return 0;
+    cp = (cp << 6) | (b & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return need + 1;
+}
 
 export class TextInputError extends Error {
   /** `subject` is the file name inside the message, which the page shows bidi-isolated. */

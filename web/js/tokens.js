@@ -2,30 +2,12 @@
 // space, ⏎ for a newline and ⇥ for a tab, and every byte that does not form a
 // complete character (a token that splits one) as a chip like ⟨E1⟩.
 import { el } from "./dom.js";
+import { utf8SequenceLength } from "./text-input.js";
 
 export function hexToBytes(hex) {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
   return out;
-}
-
-/** Length of the valid UTF-8 sequence starting at i, or 0 if it is not one. */
-export function utf8SequenceLength(bytes, i) {
-  const b0 = bytes[i];
-  if (b0 < 0x80) return 1;
-  let need, min;
-  if (b0 >= 0xc2 && b0 <= 0xdf) { need = 1; min = 0x80; }
-  else if (b0 >= 0xe0 && b0 <= 0xef) { need = 2; min = 0x800; }
-  else if (b0 >= 0xf0 && b0 <= 0xf4) { need = 3; min = 0x10000; }
-  else return 0;
-  let cp = b0 & (0x3f >> need);
-  for (let k = 1; k <= need; k++) {
-    const b = bytes[i + k];
-    if (b === undefined || (b & 0xc0) !== 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return need + 1;
 }
 
 const VISIBLE = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };

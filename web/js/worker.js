@@ -187,6 +187,12 @@ function fatalMessage(error) {
   return `Python stopped after a fatal error in Pyodide (${text})`;
 }
 
+/** The wasm memory Python has, for messages. */
+function memoryNote() {
+  const bytes = pyodide?._module?.HEAPU8?.length;  // not public API: a message without it is still true
+  return bytes ? `the worker held ${Math.round(bytes / 2 ** 20).toLocaleString("en-US")} MB` : "the worker's memory is not known";
+}
+
 function isFatal(error) {
   return Boolean(fatal || (error && error.pyodide_fatal_error) || /already fatally failed/.test(String(error && error.message)));
 }
@@ -225,7 +231,8 @@ async function answer(request) {
     self.postMessage({ id: request.id, type: "error", error: { type: "NotReady", message: "Python is not running; restart it" } });
     return;
   }
-  const { id, type, payload } = request;
+  const { id, payload } = request;
+  let { type } = request;
   if (type === "_debug_import") {
     // Tests only (the page must be opened with ?debug=import): import a module, as a request might.
     if (FLAGS.get("debug") !== "import") {
@@ -257,6 +264,15 @@ async function answer(request) {
     self.postMessage({ id, type: "error", error: { type: "RequestError", message: "the probe did not fail fatally" } });
     return;
   }
+  if (type === "_debug_high_memory") {
+    // Tests only (?debug=fatal): fill wasm memory past 2 GB, then answer {echo} as a ping would.
+    if (FLAGS.get("debug") !== "fatal") {
+      self.postMessage({ id, type: "error", error: { type: "RequestError", message: "_debug_high_memory needs the page opened with ?debug=fatal" } });
+      return;
+    }
+    pyodide.runPython("import __main__\n__main__._bpelab_ballast = [bytearray(1 << 20) for _ in range(2200)]");
+    type = "ping";
+  }
   try {
     await prepare(request);
   } catch (error) {
@@ -265,10 +281,27 @@ async function answer(request) {
     return;
   }
   // Python calls this with a JSON string; the page throttles nothing, so Python does.
-  const progress = (json) => self.postMessage({ id, type: "progress", payload: JSON.parse(json) });
+  let garbled = null;
+  const progress = (json) => {
+    try { self.postMessage({ id, type: "progress", payload: JSON.parse(json) }); } catch (error) { garbled = garbled || error; }
+  };
   let reply;
   try {
-    reply = JSON.parse(handle(type, JSON.stringify(payload ?? {}), progress));
+    const text = handle(type, JSON.stringify(payload ?? {}), progress);
+    try {
+      reply = JSON.parse(text);
+    } catch (error) {
+      garbled = error;
+    }
+    if (garbled) {
+      // worker_api only ever returns JSON. Pyodide 314 misreads a Python string of 64 or more
+      // ASCII characters that sits above 2 GB of wasm memory (its TextDecoder path takes the
+      // address as signed), so the text that arrives is other memory: a wrong answer, never
+      // to be shown. Python cannot be trusted after that; the client starts a fresh worker.
+      reportFatal(id, new Error(`Python's reply came back garbled (${memoryNote()}), a Pyodide fault with ` +
+        "memory over 2 GB; Python was restarted. Try a shorter text or a smaller vocabulary."));
+      return;
+    }
   } catch (error) {
     // worker_api turns Python errors into replies; what lands here is a fatal
     // Pyodide error (a JavaScript stack overflow, out of memory) or a bug in worker_api.

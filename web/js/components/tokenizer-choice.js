@@ -45,17 +45,21 @@ export function loadingNote(choice) {
   return loaded ? "" : `Loading ${REFERENCES[name].label} into Python… the first time takes a few seconds.`;
 }
 
-/** {handle, info} for a choice; loads a reference tokenizer into the worker the first time. */
-export async function resolveTokenizer(choice) {
+/**
+ * {handle, info} for a choice; loads a reference tokenizer into the worker the first time. For "trained",
+ * `recipe` (share/recipe.js) picks the tokenizer trained from it, when the store has one.
+ */
+export async function resolveTokenizer(choice, recipe = null) {
   if (REFERENCES[choice] || !choice) {
     const name = REFERENCES[choice] ? choice : DEFAULT_CHOICE;
     const handle = await store.reference(name);
     return { handle, info: `${REFERENCES[name].source}, shipped with this site.` };
   }
   if (choice === "trained") {
-    if (!store.trained) throw Object.assign(new Error("no tokenizer has been trained here yet: train one in the Train view, or pick another"), { type: "NoTokenizer" });
-    const info = store.tokenizers.get(store.trained);
-    return { handle: store.trained, info: `Trained here: ${fmt(info.n_merges)} merges, pre-tokenizer ${info.pretokenizer.name}.` };
+    const handle = (recipe && store.findTrained(recipe)) || store.trained;
+    if (!handle) throw Object.assign(new Error("no tokenizer has been trained here yet: train one in the Train view, or pick another"), { type: "NoTokenizer" });
+    const info = store.tokenizers.get(handle);
+    return { handle, info: `Trained here: ${fmt(info.n_merges)} merges, pre-tokenizer ${info.pretokenizer.name}.` };
   }
   const info = store.tokenizers.get(choice);
   if (!info) throw Object.assign(new Error(`the tokenizer ${JSON.stringify(choice)} is gone (Python restarted): import it again, or pick another`), { type: "NoTokenizer" });
@@ -66,23 +70,12 @@ export async function resolveTokenizer(choice) {
  * The handle of a view's chosen tokenizer, once Python is ready and the tokenizer is loaded.
  * `infoNode` says what is happening meanwhile (loading OpenAI's tables, waiting for Python), then what it is.
  */
-export async function useTokenizer(choice, infoNode) {
+export async function useTokenizer(choice, infoNode, recipe = null) {
   const note = loadingNote(choice);
   if (note) infoNode.textContent = note;
   if (store.phase !== "ready") infoNode.textContent = note || "Waiting for Python to start…";
   await store.ready;
-  const { handle, info } = await resolveTokenizer(choice);
+  const { handle, info } = await resolveTokenizer(choice, recipe);
   infoNode.textContent = info;
   return handle;
-}
-
-let samples = null;
-/** The text of a bundled sample, by id (samples/index.json). */
-export async function loadSampleText(id) {
-  samples ??= fetch(new URL("../../samples/index.json", import.meta.url)).then((r) => r.json()).then((d) => d.samples);
-  const sample = (await samples).find((s) => s.id === id);
-  if (!sample) throw new Error(`there is no bundled sample ${JSON.stringify(id)}`);
-  const response = await fetch(new URL(`../../samples/${sample.file}`, import.meta.url));
-  if (!response.ok) throw new Error(`the sample ${sample.title} could not be loaded: HTTP ${response.status}`);
-  return response.text();
 }

@@ -1,5 +1,4 @@
-// What a compare pane can hold, spelled as in the `panes` URL param, and how a
-// spelling becomes a worker handle:
+// What a compare pane can hold, spelled as in the `panes` URL param:
 //   gpt2, cl100k, o200k     OpenAI's GPT-2 (r50k_base), cl100k_base, o200k_base
 //   bytes                   plain UTF-8 bytes, no merges
 //   trained                 the tokenizer trained in the Train view
@@ -7,7 +6,7 @@
 //   imported                the latest imported tokenizer
 //   alt_SIZE_PRE_TIE        a second configuration trained on the same training text:
 //                           vocabulary SIZE, pre-tokenizer PRE, tie-break TIE (e.g. alt_400_whitespace_smaller-id)
-import { store } from "../../store.js";
+// Pure: no store, no DOM (compare-state.js reads links with it); compare-resolve.js makes handles.
 
 export const REFERENCES = { gpt2: "gpt2", cl100k: "cl100k_base", o200k: "o200k_base" };
 export const REFERENCE_LABELS = { gpt2: "GPT-2 (r50k_base)", cl100k: "cl100k_base (GPT-4)", o200k: "o200k_base (GPT-4o)" };
@@ -15,8 +14,6 @@ export const ALT_PRETOKENIZERS = ["gpt2", "cl100k", "o200k", "whitespace", "byte
 export const ALT_TIES = ["greater", "smaller-id", "first-seen"];
 export const DEFAULT_PANES = ["gpt2", "cl100k", "o200k"];
 export const MAX_PANES = 6;
-
-export class PaneError extends Error {}
 
 /** {kind, ...} of a pane spelling, or null when it is not one. */
 export function parseSpec(spec) {
@@ -56,62 +53,4 @@ export function paneLabel(spec) {
 export function isTrainedSpec(spec) {
   const kind = parseSpec(spec)?.kind;
   return kind === "trained" || kind === "trainedAt" || kind === "alt";
-}
-
-let bytesHandle = null;
-// `${trained handle}|${spec}` -> {promise of a handle, listeners}: every caller that asks while it
-// trains hears its progress (a pane resolved again mid-run joins the run, not a new one).
-const altRuns = new Map();
-store.addEventListener("restart", () => { bytesHandle = null; altRuns.clear(); });
-store.addEventListener("released", () => { bytesHandle = null; altRuns.clear(); });
-
-function trainedOrThrow() {
-  if (!store.trained || !store.tokenizers.has(store.trained)) {
-    throw new PaneError("No trained tokenizer yet: train one in the Train view, then come back (or choose another tokenizer for this pane).");
-  }
-  return store.trained;
-}
-
-/** The worker handle for a pane spelling (loading, deriving or training it as needed). */
-export async function resolveSpec(spec, { onProgress } = {}) {
-  const p = parseSpec(spec);
-  if (!p) throw new PaneError(`${JSON.stringify(spec)} is not a tokenizer this view knows.`);
-  await store.ready;
-  if (p.kind === "reference") return store.reference(p.name);
-  if (p.kind === "bytes") {
-    if (!bytesHandle) {
-      bytesHandle = store.request("bytes_tokenizer", {}).then((info) => store.add(info));
-      bytesHandle.catch(() => { bytesHandle = null; });
-    }
-    return bytesHandle;
-  }
-  if (p.kind === "trained") return trainedOrThrow();
-  if (p.kind === "trainedAt") {
-    const handle = trainedOrThrow();
-    const total = store.tokenizers.get(handle).n_merges;
-    return store.atMerges(handle, Math.min(p.k, total));
-  }
-  if (p.kind === "imported") {
-    const imported = [...store.tokenizers.values()].filter((t) => t.source === "imported");
-    if (!imported.length) throw new PaneError("No imported tokenizer yet: import one in the Train view (Import files).");
-    return imported[imported.length - 1].handle;
-  }
-  // A second configuration, trained on the Train view's text with three settings changed.
-  const base = trainedOrThrow();
-  const key = `${base}|${spec}`;
-  if (!altRuns.has(key)) {
-    const { documents, settings } = store.training || {};
-    if (!documents) throw new PaneError("The training text is not known here: train in the Train view first.");
-    const changed = { ...settings, vocab_size: p.size, num_merges: null, pretokenizer: p.pre, pattern: null, tie_break: p.tie };
-    const listeners = new Set();
-    const promise = store.request("train", { documents, settings: changed, report: false, name: spec },
-      { onProgress: (progress) => { for (const listener of listeners) listener(progress); } })
-      .then((info) => { info.alt = true; return store.add(info); });
-    promise.catch(() => altRuns.delete(key));
-    altRuns.set(key, { promise, listeners });
-  }
-  const run = altRuns.get(key);
-  if (!onProgress) return run.promise;
-  run.listeners.add(onProgress);
-  return run.promise.finally(() => run.listeners.delete(onProgress));
 }

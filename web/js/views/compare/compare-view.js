@@ -1,11 +1,10 @@
 // <bpe-compare-view>: one text through several tokenizers side by side (issue 14).
 //
-// Params (#/compare?…): panes (comma list, see compare-specs.js), policy
-// (raise|allow|text), ws (1 shows whitespace as ␣ ⏎ ⇥, 0 as itself), text
-// (when short), sample (a samples/ id whose text is the input), lang
-// (bundled|pasted). Events: bpe-params; bpe-state {view: "compare", panes:
-// [{tokenizer, tokens, ids}]} with ids left out above 10,000 tokens.
-// Commands: "text" {text}.
+// State (compare-state.js, the one mapping to params, links and lesson files): the text
+// (kept exactly, apart from the box: components/exact-text.js) or a sample, the panes
+// (compare-specs.js), policy, ws, lang, and the recipe of the trained tokenizer its trained
+// panes show. Events: bpe-params; bpe-state {view: "compare", panes: [{tokenizer, tokens, ids}]}
+// with ids left out above 10,000 tokens; bpe-problem {message}. Commands: "text" {text}.
 //
 // Every keystroke sends the text to the worker, which encodes it with every
 // pane's tokenizer and sends back only the window of tokens each pane draws.
@@ -13,14 +12,15 @@
 import { store } from "../../store.js";
 import { el, count } from "../../dom.js";
 import { ComparePane } from "./compare-pane.js";
-import { DEFAULT_PANES, MAX_PANES, PaneError, parseSpec, paneLabel, paneName, resolveSpec } from "./compare-specs.js";
+import { DEFAULT_PANES, MAX_PANES, parseSpec, paneLabel, paneName } from "./compare-specs.js";
+import { PaneError, resolveSpec } from "./compare-resolve.js";
 import { showProvenance } from "../../components/provenance.js";
+import { ExactText, loneSurrogateProblem } from "../../components/exact-text.js";
+import { samplesNow, sampleText } from "../../samples.js";
+import * as mapping from "./compare-state.js";
 import { buildPolicyControls, copyLines, drawMergeDiff, LanguagePanel } from "./compare-extra.js";
 
-const POLICIES = ["raise", "allow", "text"];
-const TEXT_IN_PARAMS = 400;  // characters: a longer text is left out of the link
 const IDS_IN_STATE = 10_000;
-const DEFAULT_TEXT = "Xin chào thế giới";
 
 function loadStyles() {
   if (document.querySelector("link[data-compare-css]")) return;
@@ -34,6 +34,7 @@ class CompareView extends HTMLElement {
     this.policy = "raise";
     this.ws = true;
     this.sample = "";
+    this.training = null;   // the recipe the trained panes are made from (share/recipe.js), or null: the store's latest
     this.inFlight = null;   // the running refresh
     this.again = false;     // a change arrived while it ran
     this.renders = 0;
@@ -44,9 +45,10 @@ class CompareView extends HTMLElement {
     this.built = true;
     loadStyles();
     this.classList.add("compare-view");
-    this.text = el("textarea", { id: "compare-text", rows: "4", spellcheck: "false", "aria-describedby": "compare-text-counts",
-      oninput: () => { this.sample = ""; this.changed(); } });
-    this.text.value = DEFAULT_TEXT;
+    this.box = el("textarea", { id: "compare-text", rows: "4", spellcheck: "false", "aria-describedby": "compare-text-counts" });
+    this.textNote = el("p", { id: "compare-text-note" });
+    this.text = new ExactText(this.box, this.textNote, { onInput: () => { this.sample = ""; this.changed(); } });
+    this.text.value = mapping.DEFAULT_TEXT;
     this.textCounts = el("p", { id: "compare-text-counts", className: "meta" });
     this.wsBox = el("input", { type: "checkbox", id: "compare-ws", checked: true,
       onchange: () => { this.ws = this.wsBox.checked; this.redraw(); this.paramsChanged(); } });
@@ -64,7 +66,7 @@ class CompareView extends HTMLElement {
     this.append(
       el("section", { className: "panel compare-input", "aria-labelledby": "compare-title" },
         el("h2", { id: "compare-title", text: "Compare tokenizers" }),
-        el("label", { className: "block-label", for: "compare-text", text: "Text to tokenize" }), this.text, this.textCounts,
+        el("label", { className: "block-label", for: "compare-text", text: "Text to tokenize" }), this.box, this.textNote, this.textCounts,
         el("div", { className: "row wrap compare-controls" },
           el("label", { className: "radio", for: "compare-ws" }, this.wsBox, "Show whitespace as ␣ ⏎ ⇥"),
           this.addKind, this.addButton, this.copyButton, this.copyStatus),
@@ -76,7 +78,12 @@ class CompareView extends HTMLElement {
       for (const pane of this.panes) if (kinds.includes(parseSpec(pane.spec)?.kind)) pane.dropHandle();
       this.changed({ panesChanged: true });
     };
-    store.addEventListener("trained", () => follow(["trained", "trainedAt", "alt"]));
+    store.addEventListener("trained", ({ detail }) => {
+      const recipe = store.recipeOf(detail.handle);
+      if (this.training && recipe && JSON.stringify(recipe) === JSON.stringify(this.training)) return;  // its own recipe, trained now
+      this.training = recipe;
+      follow(["trained", "trainedAt", "alt"]);
+    });
     store.addEventListener("tokenizers", () => {
       const latest = [...store.tokenizers.values()].filter((t) => t.source === "imported").pop();
       if (this.panes.some((p) => p.spec === "imported" && latest && p.handle !== latest.handle)) follow(["imported"]);
@@ -89,45 +96,64 @@ class CompareView extends HTMLElement {
 
   // ------------------------------------------------------------------ params
 
+  /** The state on show (compare-state.js): a plain value, the same for links, embeds and lesson files. */
+  get state() {
+    const trained = mapping.needsTraining(this.panes.map((p) => p.spec));
+    return {
+      text: this.sample ? "" : this.text.value, sample: this.sample, panes: this.panes.map((p) => p.spec), policy: this.policy,
+      ws: this.ws, lang: this.languages.mode,
+      training: trained ? structuredClone(this.training ?? store.recipeOf(store.trained)) : null,
+    };
+  }
+
+  /** The state as params (compare-state.js); `applyParams` reads them back. */
   get params() {
-    const params = { panes: this.panes.map((p) => p.spec).join(","), policy: this.policy, ws: this.ws ? "1" : "0" };
-    if (this.sample) params.sample = this.sample;
-    else if (this.text && this.text.value.length <= TEXT_IN_PARAMS) params.text = this.text.value;
-    if (this.languages.mode !== "bundled") params.lang = this.languages.mode;
-    return params;
+    return mapping.toParams(this.state, { samples: samplesNow() || [] }).params;
   }
 
   /** The whole text, for share links whose params leave it out. */
   get fullText() { return this.text ? this.text.value : ""; }
 
   async applyParams(params = {}) {
+    const { state, problems } = mapping.fromParams(params, { samples: samplesNow() || [] });
+    if (problems.length) this.problem(problems.join(" "));
+    return this.setState(state);
+  }
+
+  /** Show a state: its text, panes and controls; trained panes use the tokenizer made from its recipe. */
+  async setState(state) {
     if (!this.built) this.connectedCallback();
-    if (params.panes !== undefined) {
-      const specs = String(params.panes).split(",").map((s) => s.trim()).filter((s) => parseSpec(s)).slice(0, MAX_PANES);
-      const current = this.panes.map((p) => p.spec);
-      if (specs.length && specs.join(",") !== current.join(",")) {
-        for (const pane of this.panes) pane.node.remove();
-        this.panes = [];
-        for (const spec of specs) this.addPane(spec, { quiet: true });
-      }
+    const specs = state.panes.filter((s) => parseSpec(s)).slice(0, MAX_PANES);
+    if (specs.length && specs.join(",") !== this.panes.map((p) => p.spec).join(",")) {
+      for (const pane of this.panes) pane.node.remove();
+      this.panes = [];
+      for (const spec of specs) this.addPane(spec, { quiet: true });
     }
-    if (POLICIES.includes(params.policy)) { this.policy = params.policy; this.policyBox.set(params.policy); }
-    if (params.ws === "0" || params.ws === "1") { this.ws = params.ws === "1"; this.wsBox.checked = this.ws; }
-    if (params.lang === "pasted" || params.lang === "bundled") this.languages.setMode(params.lang);
-    if (typeof params.text === "string") { this.text.value = params.text; this.sample = ""; }
-    else if (params.sample && params.sample !== this.sample) await this.loadSample(params.sample);
-    await this.changed();
+    this.policy = state.policy;
+    this.policyBox.set(state.policy);
+    this.ws = state.ws;
+    this.wsBox.checked = state.ws;
+    this.languages.setMode(state.lang);
+    if (JSON.stringify(state.training) !== JSON.stringify(this.training)) {
+      this.training = state.training ? structuredClone(state.training) : null;
+      for (const pane of this.panes) if (mapping.needsTraining([pane.spec])) pane.dropHandle();
+    }
+    if (state.sample) { if (state.sample !== this.sample) await this.loadSample(state.sample); }
+    else { this.text.value = state.text; this.sample = ""; }
+    await this.changed({ panesChanged: true });
+  }
+
+  problem(message) {
+    this.message.textContent = message;
+    this.dispatchEvent(new CustomEvent("bpe-problem", { bubbles: true, detail: { message } }));
   }
 
   async loadSample(id) {
     try {
-      const index = await (await fetch(new URL("../../../samples/index.json", import.meta.url))).json();
-      const entry = index.samples.find((s) => s.id === id);
-      if (!entry) throw new Error(`no sample ${JSON.stringify(id)}`);
-      this.text.value = await (await fetch(new URL(`../../../samples/${entry.file}`, import.meta.url))).text();
+      this.text.value = await sampleText(id);
       this.sample = id;
     } catch (error) {
-      this.message.textContent = `Could not load the sample: ${error.message}`;
+      this.problem(`Could not load the sample: ${error.message}`);
     }
   }
 
@@ -138,6 +164,8 @@ class CompareView extends HTMLElement {
   async command(action, args = {}) {
     if (action === "text") {
       if (typeof args.text !== "string") throw new Error(`text needs args.text, a string; got ${JSON.stringify(args.text)}`);
+      const bad = loneSurrogateProblem(args.text);
+      if (bad) throw new Error(bad);
       if (!this.built) this.connectedCallback();
       this.text.value = args.text;
       this.sample = "";
@@ -233,11 +261,21 @@ class CompareView extends HTMLElement {
     this.textCounts.textContent = `${count(text.length, "character")}, ${count(new TextEncoder().encode(text).length, "byte")}`;
     this.paramsChanged();
     await store.ready;
+    let trained = store.trained;
+    if (this.training && this.panes.some((p) => mapping.needsTraining([p.spec]))) {
+      try {
+        trained = await store.trainedFrom(this.training, { say: (text) => { this.message.textContent = text; } });
+      } catch (error) {
+        trained = null;
+        this.problem(`The trained tokenizer could not be made: ${error.message}`);
+      }
+      if (this.again) return;
+    }
     // Resolve every pane's handle (loading a reference or deriving trained@k the first time).
     const live = [];
     for (const pane of this.panes) {
-      const trained = store.trained && store.tokenizers.get(store.trained);
-      pane.setMergeLimit(trained ? trained.n_merges : 0);
+      const base = trained && store.tokenizers.get(trained);
+      pane.setMergeLimit(base ? base.n_merges : 0);
       // A pane changed while its tokenizer loads or trains (another spelling, a new training run) gets
       // nothing from that load: the change asked for another refresh, which resolves it again.
       const resets = pane.resets;
@@ -245,7 +283,7 @@ class CompareView extends HTMLElement {
       try {
         if (!pane.handle || !store.tokenizers.has(pane.handle)) {
           if (!pane.result) pane.busy(`Loading ${paneName(pane.spec)}…`);
-          const handle = await resolveSpec(pane.spec, { onProgress: (progress) => { if (current()) pane.trainingProgress(progress); } })
+          const handle = await resolveSpec(pane.spec, { trained, onProgress: (progress) => { if (current()) pane.trainingProgress(progress); } })
             .finally(() => { if (current()) pane.trainingDone(); });
           if (!current()) continue;
           pane.handle = handle;

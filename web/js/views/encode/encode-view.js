@@ -3,23 +3,25 @@
 // and o200k_base. Type or paste text and see, live, the tokens, their ids and
 // counts; the special-token policy is a control with its effect beside it.
 //
-// Params: tok (gpt2 | cl100k | o200k | trained | imported), policy (raise | allow | text),
-// ws (0 hides whitespace marks), text (a short text), sample (a bundled sample's id).
-// Events: bpe-params; bpe-state {view: "encode", tokenizer, tokens, ids} (ids left out above 10,000 tokens).
+// State (encode-state.js, the one mapping to params, links and lesson files): tok, policy, ws,
+// the text (kept exactly, apart from the box: components/exact-text.js) or a sample, and the
+// recipe of the trained tokenizer when tok is "trained".
+// Events: bpe-params; bpe-state {view: "encode", tokenizer, tokens, ids} (ids left out above 10,000 tokens);
+// bpe-problem {message}.
 import { store } from "../../store.js";
 import { el, fmt, count, show, hide } from "../../dom.js";
 import "../../components/token-display.js";
 import { showProvenance } from "../../components/provenance.js";
-import { REFERENCES, tokenizerOptions, useTokenizer, loadSampleText } from "../../components/tokenizer-choice.js";
+import { REFERENCES, tokenizerOptions, useTokenizer } from "../../components/tokenizer-choice.js";
+import { ExactText, loneSurrogateProblem } from "../../components/exact-text.js";
+import { samplesNow, sampleText } from "../../samples.js";
+import * as mapping from "./encode-state.js";
 
 const POLICIES = {
   raise: "raise: a special token's spelling in the text is an error, as in tiktoken's encode() by default. Only a text that contains a special token's spelling is refused; any other text encodes as usual.",
   allow: "allow: a special token's spelling becomes its one special id, as encode(allowed_special=\"all\") does. Counts drop: the spelling is one token.",
   text: "text: a special token's spelling is ordinary text and splits into ordinary tokens, as encode_ordinary() does. Counts rise: the spelling costs several tokens.",
 };
-const TEXT_IN_LINK_MAX = 1000;
-// What the box holds on a first visit: a space, accents, a split character and an emoji, so every kind of token shows.
-const EXAMPLE = "Hello world! A naïve café in Hà Nội 🙂";
 const IDS_IN_STATE_MAX = 10_000;
 // Invisible controls that reorder what the box shows around them (bidirectional embeddings,
 // overrides, isolates and marks): the tokens are in text order, the textarea is not.
@@ -60,13 +62,14 @@ class EncodeView extends HTMLElement {
     this._built = true;
     const n = ++serial;
     const id = (name) => `enc${n}-${name}`;
-    this.state = { tok: "", policy: "raise", ws: true, start: 0, asked: 0, model: null };
+    this.s = { tok: "", policy: "raise", ws: true, start: 0, asked: 0, model: null, sample: "", training: null };
     this.ui = {
       tokenizer: el("select", { id: id("tok") }),
       tokInfo: el("p", { className: "hint", id: id("tok-info") }),
       text: el("textarea", { id: id("text"), rows: "5", spellcheck: "false", autocomplete: "off",
         placeholder: "Type or paste text here: it is tokenized as you type." }),
       direction: el("p", { className: "hint direction-note", id: id("direction"), hidden: true }),
+      textNote: el("p", { id: id("text-note") }),
       policyHint: el("p", { className: "hint policy-hint", id: id("policy-hint"), "aria-live": "polite" }),
       ws: el("input", { type: "checkbox", id: id("ws"), checked: true }),
       error: el("div", { className: "alert error", role: "alert", hidden: true }),
@@ -88,7 +91,7 @@ class EncodeView extends HTMLElement {
           el("label", { for: id("tok"), className: "block-label", text: "Tokenizer" }), ui.tokenizer, ui.tokInfo),
         el("fieldset", { className: "policy", "aria-describedby": id("policy-hint") },
           el("legend", { text: "Special tokens in the text" }), el("div", { className: "row wrap" }, ...radios), ui.policyHint)),
-      el("label", { for: id("text"), className: "block-label", text: "Text" }), ui.text, ui.direction,
+      el("label", { for: id("text"), className: "block-label", text: "Text" }), ui.text, ui.textNote, ui.direction,
       el("div", { className: "row wrap" }, el("label", { className: "radio" }, ui.ws, " Show spaces, newlines and tabs as ␣ ⏎ ⇥")),
       (ui.output = el("div", { className: "encode-output", "aria-busy": "false" },
         ui.busy, ui.error, ui.counts, ui.pager,
@@ -98,56 +101,80 @@ class EncodeView extends HTMLElement {
     ui.display.linkIds(ui.ids);
     // Click or Enter on a token: where it came from (its merge tree).
     ui.display.addEventListener("token-select", (event) => {
-      if (this.state.handle) showProvenance(store, this.state.handle, event.detail.id);
+      if (this.s.handle) showProvenance(store, this.s.handle, event.detail.id);
     });
     ui.display.render({ start: 0, total: 0, tokens: [], ids: [], groups: [] });
-    ui.tokenizer.addEventListener("change", () => { this.state.tok = ui.tokenizer.value; this.state.start = 0; this.update(); this.changed(); });
-    ui.text.addEventListener("input", () => { this.state.start = 0; this.busy(true); this.soon(); this.changed(); });
-    ui.ws.addEventListener("change", () => { this.state.ws = ui.ws.checked; if (this.state.model) this.draw(); this.changed(); });
+    ui.tokenizer.addEventListener("change", () => { this.s.tok = ui.tokenizer.value; this.s.start = 0; this.update(); this.changed(); });
+    this.text = new ExactText(ui.text, ui.textNote, { onInput: () => { this.s.sample = ""; this.s.start = 0; this.busy(true); this.soon(); this.changed(); } });
+    ui.ws.addEventListener("change", () => { this.s.ws = ui.ws.checked; if (this.s.model) this.draw(); this.changed(); });
     for (const radio of this.querySelectorAll(`input[name="${id("policy")}"]`)) {
-      radio.addEventListener("change", () => { this.state.policy = radio.value; this.showPolicy(); this.update(); this.changed(); });
+      radio.addEventListener("change", () => { this.s.policy = radio.value; this.showPolicy(); this.update(); this.changed(); });
     }
     const refresh = () => { this.fillTokenizers(); };
     store.addEventListener("tokenizers", refresh);
-    store.addEventListener("trained", () => { refresh(); if (this.state.tok === "trained") this.update(); });
+    store.addEventListener("trained", ({ detail }) => {
+      const recipe = store.recipeOf(detail.handle);
+      if (!(this.s.training && JSON.stringify(recipe) === JSON.stringify(this.s.training))) this.s.training = recipe;
+      refresh();
+      if (this.s.tok === "trained") this.update();
+    });
     store.addEventListener("ready", () => this.update());
     this.fillTokenizers();
     this.showPolicy();
   }
 
+  /** The state on show (encode-state.js): a plain value, the same for links, embeds and lesson files. */
+  get state() {
+    const { tok, policy, ws, sample } = this.s;
+    const training = tok === "trained" ? structuredClone(this.s.training ?? store.recipeOf(store.trained)) : null;
+    return { tok, policy, ws, text: sample ? "" : this.text.value, sample, training };
+  }
+
   get params() {
-    const params = { tok: this.state.tok, policy: this.state.policy === "raise" ? "" : this.state.policy, ws: this.state.ws ? "" : "0" };
-    const text = this.ui.text.value;
-    if (text && text.length <= TEXT_IN_LINK_MAX) params.text = text;
-    return params;
+    return mapping.toParams(this.state, { samples: samplesNow() || [] }).params;
   }
 
   /** The whole text, for a share link that leaves it out. */
-  get text() {
-    return this.ui.text.value;
+  get fullText() {
+    return this.text.value;
   }
 
   async applyParams(params = {}) {
+    const { state, problems } = mapping.fromParams(params, { samples: samplesNow() || [] });
+    if (problems.length) { show(this.ui.error, problems.join(" "), "error"); this.problem(problems.join(" ")); }
+    return this.setState(state);
+  }
+
+  /** Show a state: tokenizer, policy, whitespace marks and the exact text (or a sample's). */
+  async setState(state) {
     const ui = this.ui;
-    const tok = params.tok || (params.panes ? params.panes.split(",")[0] : "");
-    if (tok) this.state.tok = tok;
-    if (["raise", "allow", "text"].includes(params.policy)) this.state.policy = params.policy;
-    else if (params.policy === undefined || params.policy === "") this.state.policy = "raise";
-    this.state.ws = params.ws !== "0";
-    ui.ws.checked = this.state.ws;
-    for (const radio of this.querySelectorAll("input[type=radio]")) radio.checked = radio.value === this.state.policy;
+    this.s.tok = state.tok;
+    this.s.policy = state.policy;
+    this.s.ws = state.ws;
+    this.s.training = state.training ? structuredClone(state.training) : null;
+    this.s.start = 0;
+    ui.ws.checked = state.ws;
+    for (const radio of this.querySelectorAll("input[type=radio]")) radio.checked = radio.value === state.policy;
     this.showPolicy();
-    if (typeof params.text === "string") ui.text.value = params.text;
-    else if (!params.sample && !ui.text.value) ui.text.value = EXAMPLE;  // a first visit shows tokens at once
-    else if (params.sample) ui.text.value = await loadSampleText(params.sample).catch((e) => { show(ui.error, e.message, "error"); return ""; });
+    this.s.sample = state.sample;
+    if (state.sample) this.text.value = await sampleText(state.sample).catch((e) => { this.problem(e.message); return ""; });
+    else this.text.value = state.text;
     this.fillTokenizers();
+    this.changed();
     await this.update();
+  }
+
+  problem(message) {
+    this.dispatchEvent(new CustomEvent("bpe-problem", { bubbles: true, detail: { message } }));
   }
 
   async command(action, args = {}) {
     if (action === "text") {
       if (typeof args.text !== "string") throw new Error(`text needs args.text, a string; got ${JSON.stringify(args.text)}`);
-      this.ui.text.value = args.text;
+      const bad = loneSurrogateProblem(args.text);
+      if (bad) throw new Error(bad);
+      this.text.value = args.text;
+      this.s.sample = "";
       this.changed();
       return this.update();
     }
@@ -167,15 +194,15 @@ class EncodeView extends HTMLElement {
   }
 
   showPolicy() {
-    this.ui.policyHint.textContent = POLICIES[this.state.policy];
+    this.ui.policyHint.textContent = POLICIES[this.s.policy];
   }
 
   fillTokenizers() {
-    const { options, value } = tokenizerOptions(this.state.tok);
+    const { options, value } = tokenizerOptions(this.s.tok);
     this.ui.tokenizer.replaceChildren(...options);
     this.ui.tokenizer.value = value;
-    if (!this.state.tok) this.state.tok = value;
-    if (this.ui.tokenizer.value !== this.state.tok) this.update();
+    if (!this.s.tok) this.s.tok = value;
+    if (this.ui.tokenizer.value !== this.s.tok) this.update();
   }
 
   soon() {
@@ -191,42 +218,47 @@ class EncodeView extends HTMLElement {
 
   async update() {
     const ui = this.ui;
-    const asked = ++this.state.asked;
+    const asked = ++this.s.asked;
     this.busy(true);
-    const text = ui.text.value;
+    const text = this.text.value;
     this.showDirection(text);
     let model;
     try {
-      const handle = await useTokenizer(this.state.tok, ui.tokInfo);
-      this.state.handle = handle;
-      model = await store.request("display", { handle, text, policy: this.state.policy, start: this.state.start, stop: this.state.start + WINDOW });
+      if (this.s.tok === "trained" && this.s.training) {
+        ui.tokInfo.textContent = "Training the tokenizer this view shows…";
+        await store.trainedFrom(this.s.training, { say: (line) => { ui.tokInfo.textContent = line; } });
+      }
+      const handle = await useTokenizer(this.s.tok, ui.tokInfo, this.s.training);
+      this.s.handle = handle;
+      model = await store.request("display", { handle, text, policy: this.s.policy, start: this.s.start, stop: this.s.start + WINDOW });
     } catch (error) {
-      if (asked !== this.state.asked) return;
+      if (asked !== this.s.asked) return;
       if (error.type === "Cancelled") { setTimeout(() => this.update(), 0); return; }
-      if (ui.text.value !== text) return;  // typed since: the pending update() asks again
+      if (this.text.value !== text) return;  // typed since: the pending update() asks again
       this.busy(false);
+      if (error.type === "NoTokenizer" || this.s.tok === "trained") this.problem(error.message);
       show(ui.error, error.type === "DisplayError" ? `Not encoded: ${error.message}` : `Could not encode: ${error.message}`, "error");
-      this.state.model = null;
+      this.s.model = null;
       ui.counts.replaceChildren();
       ui.pager.hidden = true;  // a previous text's pages are not this one's
       ui.pager.replaceChildren();
       ui.display.render({ start: 0, tokens: [], ids: [], groups: [] });
       return;
     }
-    if (asked !== this.state.asked) return;  // a newer keystroke's answer is on its way
-    if (ui.text.value !== text) return;  // typed since: the pending update() asks again, busy stays
+    if (asked !== this.s.asked) return;  // a newer keystroke's answer is on its way
+    if (this.text.value !== text) return;  // typed since: the pending update() asks again, busy stays
     this.busy(false);
     hide(ui.error);
-    this.state.model = model;
+    this.s.model = model;
     this.draw();
-    const choice = REFERENCES[this.state.tok]?.label || ui.tokenizer.selectedOptions[0]?.textContent || this.state.tok;
-    const detail = { view: "encode", tokenizer: this.state.tok || choice, tokens: model.total };
+    const choice = REFERENCES[this.s.tok]?.label || ui.tokenizer.selectedOptions[0]?.textContent || this.s.tok;
+    const detail = { view: "encode", tokenizer: this.s.tok || choice, tokens: model.total };
     if (model.total <= IDS_IN_STATE_MAX && model.stop - model.start === model.total) detail.ids = model.ids;
     this.dispatchEvent(new CustomEvent("bpe-state", { bubbles: true, detail }));
   }
 
   draw() {
-    const { model, ws } = this.state;
+    const { model, ws } = this.s;
     const ui = this.ui;
     const c = model.counts;
     const ratio = (v) => (v == null ? "—" : v.toFixed(2));
@@ -237,7 +269,7 @@ class EncodeView extends HTMLElement {
     ui.pager.hidden = model.total <= model.stop - model.start && model.start === 0;
     if (ui.pager.hidden) ui.pager.replaceChildren();
     else {
-      const go = (start) => { this.state.start = Math.max(0, start); this.update(); };
+      const go = (start) => { this.s.start = Math.max(0, start); this.update(); };
       ui.pager.replaceChildren(
         el("button", { type: "button", className: "secondary", disabled: model.start === 0 ? true : undefined, onclick: () => go(model.start - WINDOW) }, "‹ Earlier tokens"),
         el("span", { className: "meta", text: `Tokens ${fmt(model.start + 1)}–${fmt(model.stop)} of ${fmt(model.total)}` }),

@@ -97,8 +97,8 @@ export class StepRender {
     this.rowsCaption.textContent = `Rows (pre-tokens) whose tokens changed: ${fmt(m.rows_changed)}`
       + (m.rows_changed > shown ? `, the ${shown} most frequent shown` : "");
     this.rowsBody.replaceChildren(...m.rows.map((row) => el("tr", {},
-      el("td", { className: "num" }, fmt(row.count)),
-      el("td", {}, sequence(row.before)), el("td", {}, sequence(row.after)))));
+      el("td", { className: "num" }, fmt(row.count), excerptNote(row.cut)),
+      el("td", {}, sequence(row.before, row.cut)), el("td", {}, sequence(row.after, row.cut)))));
     this.vanished.replaceChildren(...pairItems(m.vanished, "none"));
     this.appeared.replaceChildren(...pairItems(m.appeared, "none"));
   }
@@ -120,8 +120,18 @@ function picksOf(m) {
     pick.differs ? " — a different merge" : " — the same"));
 }
 
-function sequence(tokens) {
-  return el("span", { className: "seq" }, tokens.map((parts) => tokenChip(parts)));
+// A long row (a whole document under the bytes pre-tokenizer) comes as an excerpt around its first
+// change; cut {start, end, bytes} is its byte span, and an ellipsis stands for the rest.
+function sequence(tokens, cut) {
+  const more = (shown) => (shown ? [el("span", { className: "meta", "aria-hidden": "true" }, "…")] : []);
+  return el("span", { className: "seq" }, ...more(cut && cut.start > 0), ...tokens.map((parts) => tokenChip(parts)),
+    ...more(cut && cut.end < cut.bytes));
+}
+
+function excerptNote(cut) {
+  if (!cut) return "";
+  return el("span", { className: "meta excerpt-note" },
+    ` · bytes ${fmt(cut.start)}–${fmt(cut.end)} of ${fmt(cut.bytes)}`);
 }
 
 function pairItems(list, empty) {

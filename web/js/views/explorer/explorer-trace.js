@@ -101,7 +101,8 @@ export class TraceBox {
         el("span", { className: "cands" }, " candidates: ", candidates),
         el("span", { className: "apply" }, applied ? ` → apply rank ${applied.rank}` : n === 0 ? " → nothing to merge" : " → done"));
     });
-    const whole = piece.whole_piece ? el("p", { className: "meta" }, "tiktoken's rule: the piece is itself a token, so it is encoded whole.") : null;
+    const whole = piece.whole_piece ? el("p", { className: "meta" }, "tiktoken's rule: the piece is itself a token, so it is encoded whole.")
+      : piece.steps_note ? el("p", { className: "meta" }, piece.steps_note) : null;
     return el("li", { className: "trace-piece", dataset: { piece: String(i) } },
       el("p", { className: "trace-piece-head" }, tokenChip([["t", piece.piece]], "tok big")), cut,
       steps.length ? el("ol", { className: "trace-steps" }, steps) : null, whole);

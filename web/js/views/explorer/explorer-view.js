@@ -3,22 +3,24 @@
 // explore_step, explore_judge, explore_token, explore_trace); this view asks and draws, and
 // updates its nodes in place when the step changes.
 //
-// Params (#/explore?…): step, predict ("1"), autoplay ("1"), speed (steps per second), at (the window's first
-// character), trace (the trace box's text), tok (gpt2 | cl100k | o200k: OpenAI's tokenizer); and, when the view trains for itself (a link or the
-// embed), sample or text with the training settings' short keys (settings.js).
+// State (explorer-state.js, the one mapping to params, links and lesson files): the tokenizer
+// (trained from a recipe, or OpenAI's), step, predict, speed, at, trace. `state` gives it,
+// `setState(state)` shows it (training the recipe when the store has no tokenizer made from it).
 // Events: bpe-params; bpe-state {view: "explorer", step, steps, and for step >= 1 pair, merged,
-// count, tokens}; bpe-answer {step, correct} in predict mode.
-// Commands (the embed): "step" {step}, "play", "pause", "text" {text}.
+// count, tokens}; bpe-answer {step, correct} in predict mode; bpe-problem {message} when what it
+// was asked to show cannot be shown. Commands (the embed): "step" {step}, "play", "pause", "text" {text}.
 import { store } from "../../store.js";
 import { el } from "../../dom.js";
-import { ownParams, trainOwn } from "./explorer-train.js";
 import { buildExplorer } from "./explorer-build.js";
 import { showProvenance } from "../../components/provenance.js";
+import { loneSurrogateProblem } from "../../components/exact-text.js";
+import { samplesNow, findSample } from "../../samples.js";
+import { baseSettings } from "../../share/recipe.js";
+import * as mapping from "./explorer-state.js";
 
 const WINDOW = 1500;  // characters of the training text drawn at once
-const TEXT_IN_LINK_MAX = 1000;  // as train-form.js
 const REFERENCES = [["gpt2", "GPT-2"], ["cl100k", "cl100k_base"], ["o200k", "o200k_base"]];
-const SPEEDS = [0.5, 1, 2, 4, 8, 16];
+const SPEEDS = mapping.SPEEDS;
 const CACHE = 64;  // step views kept, for stepping back and forth
 
 function ensureCss() {
@@ -39,7 +41,8 @@ class ExplorerView extends HTMLElement {
     this.speed = 2;
     this.at = 0;
     this.playing = false;
-    this.own = null;         // {key, handle, params} when this view trained for itself
+    this.source = null;      // {tok, training} of the tokenizer on show (explorer-state.js), kept past a restart
+    this.wanted = null;      // the state last asked for (setState), while it loads or when it failed
     this.cache = new Map();  // `${handle}|${k}|${at}` -> explore_step result
     this.target = null;
     this.loading = null;
@@ -57,7 +60,7 @@ class ExplorerView extends HTMLElement {
     this.build();
     store.addEventListener("tokenizers", () => this.fillSelect());
     // A run from the Train view: show it (a run of this view's own is shown by applyParams).
-    store.addEventListener("trained", ({ detail }) => { if (!this.own && !this.training && this.isConnected) this.use(detail.handle, 0); });
+    store.addEventListener("trained", ({ detail }) => { if (!this.training && this.isConnected) this.use(detail.handle, 0); });
     for (const type of ["restart", "released"]) store.addEventListener(type, () => this.lost());
     this._built();
   }
@@ -74,42 +77,64 @@ class ExplorerView extends HTMLElement {
 
   // ------------------------------------------------------------------ params, commands
 
+  /** The state on show (explorer-state.js): a plain value, the same for links, embeds and lesson files. */
+  get state() {
+    const state = { ...mapping.defaults(), step: this.k, predict: this.predict, speed: this.speed, at: this.at, trace: this.trace.text };
+    if (this.handle && this.source) {
+      Object.assign(state, { tok: this.source.tok, training: this.source.training ? structuredClone(this.source.training) : null });
+    } else if (this.wanted) {
+      Object.assign(state, { tok: this.wanted.tok, training: this.wanted.training, step: this.wanted.step });
+    }
+    return state;
+  }
+
+  /** The state as params (explorer-state.js); `applyParams` reads them back. */
   get params() {
-    const out = { ...(this.own ? this.own.params : {}), step: String(this.k) };
-    // A link carries a short text only (as the Train view's does); a long one would be rewritten into
-    // the address at every step.
-    if (out.text !== undefined && out.text.length > TEXT_IN_LINK_MAX) delete out.text;
-    if (this.predict) out.predict = "1";
-    if (this.speed !== 2) out.speed = String(this.speed);
-    if (this.at) out.at = String(this.at);
-    if (this.trace.text !== "lowest") out.trace = this.trace.text;
-    const info = this.handle && store.tokenizers.get(this.handle);
-    if (info && info.reference) out.tok = info.reference;
-    return out;
+    return mapping.toParams(this.state, { samples: samplesNow() || [] }).params;
   }
 
   async applyParams(params) {
+    const { state, problems } = mapping.fromParams(params, { samples: samplesNow() || [] });
+    if (problems.length) return this.fail(new Error(problems.join(" ")));
+    return this.setState(state);
+  }
+
+  /** Show a state: its tokenizer (trained from its recipe when the store has none made from it), step and controls. */
+  async setState(state) {
     await this.ready;
-    if (SPEEDS.includes(Number(params.speed))) this.speed = Number(params.speed);
+    this.wanted = structuredClone(state);
+    this.speed = SPEEDS.includes(state.speed) ? state.speed : 2;
     this.ui.speed.value = String(this.speed);
-    this.at = Math.max(0, Number.parseInt(params.at, 10) || 0);
-    if (params.trace !== undefined) {
-      this.trace.text = params.trace;
-      this.trace.expand();
+    this.at = state.at;
+    if (state.trace !== this.trace.text) {
+      this.trace.text = state.trace;
+      if (state.trace !== mapping.DEFAULT_TRACE) this.trace.expand();
     }
-    this.setPredict(params.predict === "1", { quiet: true });
-    const step = Math.max(0, Number.parseInt(params.step, 10) || 0);
+    this.setPredict(state.predict, { quiet: true });
     try {
-      let handle;
-      if (params.sample !== undefined || params.text !== undefined) handle = await this.trainFrom(params);
-      else if (REFERENCES.some(([name]) => name === params.tok)) handle = await store.reference(params.tok);
-      else handle = store.trained || store.current || (this.handle && store.tokenizers.has(this.handle) ? this.handle : null);
+      const handle = await this.resolve(state);
       if (!handle) return this.showEmpty();
-      await this.use(handle, step);
-      if (params.autoplay === "1") this.play();  // not awaited: applyParams returns once the step is shown
+      await this.use(handle, state.step);
+      if (state.step > this.steps) this.problem(`Step ${state.step} is past the last step of this tokenizer, ${this.steps}: it shows step ${this.steps}.`);
     } catch (error) {
       this.fail(error);
     }
+  }
+
+  /** The handle a state's tokenizer has (training or loading it), or null when it names none and there is none. */
+  async resolve(state) {
+    if (state.tok === "trained" && state.training) return this.trainFor(state.training);
+    if (REFERENCES.some(([name]) => name === state.tok)) {
+      this.showPhase("loading", `Loading ${state.tok}…`);
+      return store.reference(state.tok);
+    }
+    if (state.tok === "imported") {
+      const imported = [...store.tokenizers.values()].filter((t) => t.source === "imported").pop();
+      if (!imported) throw new Error("this link shows an imported tokenizer, which a link cannot carry: import its files in the Train view, then open the link again.");
+      return imported.handle;
+    }
+    if (state.tok) throw new Error("this link shows a tokenizer made here that no link can name: train it in the Train view and share that.");
+    return store.trained || store.current || (this.handle && store.tokenizers.has(this.handle) ? this.handle : null);
   }
 
   async command(action, args = {}) {
@@ -124,10 +149,10 @@ class ExplorerView extends HTMLElement {
     if (action === "pause") return this.pause();
     if (action === "text") {
       if (typeof args.text !== "string" || !args.text) throw new Error(`text needs args.text, a non-empty string; got ${JSON.stringify(args.text)}`);
-      const params = { ...(this.own ? this.own.params : {}), text: args.text };
-      delete params.sample;
-      const handle = await this.trainFrom(params);
-      return this.use(handle, 0);
+      const bad = loneSurrogateProblem(args.text);
+      if (bad) throw new Error(bad);
+      const settings = this.state.training?.settings ?? baseSettings();
+      return this.setState({ ...this.state, tok: "trained", training: { text: args.text, settings }, step: 0 });
     }
     throw new Error(`the explorer does not support ${JSON.stringify(action)}; it supports "step", "play", "pause" and "text"`);
   }
@@ -138,25 +163,21 @@ class ExplorerView extends HTMLElement {
 
   // ------------------------------------------------------------------ tokenizers
 
-  /** Train on a sample or a text from params (a link, the embed), unless this exact run is already here. */
-  async trainFrom(params) {
-    const own = ownParams(params);
-    const key = JSON.stringify(own);
-    if (this.own && this.own.key === key && store.tokenizers.has(this.own.handle)) return this.own.handle;
-    this.setState("training", "Training with every step recorded…");
+  /** The handle of the tokenizer trained from `recipe`: the store's, or a new run with every step recorded. */
+  async trainFor(recipe) {
+    if (!store.findTrained(recipe)) this.showPhase("training", "Training with every step recorded…");
     this.training = true;
     try {
-      const handle = await trainOwn(own, (text) => { this.ui.status.textContent = text; });
-      this.own = { key, handle, params: own };
-      return handle;
+      return await store.trainedFrom(recipe, { say: (text) => { this.ui.status.textContent = text; } });
     } finally {
       this.training = false;
     }
   }
 
   async workedExample() {
-    const handle = await this.trainFrom({ sample: "seed003-low-lower" }).catch((error) => this.fail(error));
-    if (handle) { await this.use(handle, 0); this.changed(); }
+    const sample = await findSample("seed003-low-lower");
+    await this.setState({ ...mapping.defaults(), tok: "trained", training: { sample: "seed003-low-lower", settings: baseSettings(sample) } });
+    this.changed();
   }
 
   fillSelect() {
@@ -176,7 +197,7 @@ class ExplorerView extends HTMLElement {
   async choose(value) {
     try {
       if (value.startsWith("ref:")) {
-        this.setState("loading", `Loading ${value.slice(4)}…`);
+        this.showPhase("loading", `Loading ${value.slice(4)}…`);
         value = await store.reference(value.slice(4));
       }
       await this.use(value, 0);
@@ -193,6 +214,9 @@ class ExplorerView extends HTMLElement {
     if (handle !== this.handle) { this.cache.clear(); this.answered = false; this.ui.answer.hidden = true; }
     this.handle = handle;
     const info = store.tokenizers.get(handle);
+    const recipe = store.recipeOf(handle);
+    this.source = info.reference ? { tok: info.reference, training: null } : recipe ? { tok: "trained", training: recipe }
+      : { tok: info.source === "imported" ? "imported" : "unsaved", training: null };
     this.steps = info.n_merges;
     this.fillSelect();
     this.ui.source.textContent = info.source === "trained"
@@ -210,37 +234,41 @@ class ExplorerView extends HTMLElement {
     this.handle = null;
     this.ui.main.hidden = true;
     this.ui.empty.hidden = false;
-    this.setState("empty", "");
+    this.showPhase("empty", "");
   }
 
   lost() {
     this.pause();
     this.cache.clear();
+    const state = this.state;  // what was on show, before its handle goes
     this.handle = null;
-    const own = this.own;
-    this.own = null;
+    this.wanted = state;
     if (this.classList.contains("embed-view")) {
       // The embed released Python while out of view: keep what is drawn (the host page must not jump);
-      // it calls applyParams with our params when Python is back. Until then nothing can be asked.
-      this.own = own;
-      this.setState("released", "Python is paused; it restarts when you come back.");
-    } else if (own && this.isConnected) {
-      // Python restarted: every handle is gone. Train the same text again and come back to this step.
-      const params = { ...own.params, step: String(this.k) };
-      store.ready.then(() => this.applyParams(params));
+      // it calls setState with our state when Python is back. Until then nothing can be asked.
+      this.showPhase("released", "Python is paused; it restarts when you come back.");
+    } else if (state.tok && state.tok !== "unsaved" && state.tok !== "imported" && this.isConnected) {
+      // Python restarted: every handle is gone. Make the same tokenizer again and come back to this step.
+      store.ready.then(() => this.setState(state));
     } else {
       this.showEmpty();
     }
   }
 
-  setState(state, text) {
+  showPhase(state, text) {
     this.dataset.state = state;
     this.ui.status.textContent = text;
   }
 
   fail(error) {
-    this.setState("error", "");
+    this.showPhase("error", "");
     this.ui.status.textContent = `The explorer could not continue: ${error.message || error}`;
+    this.problem(this.ui.status.textContent);
+  }
+
+  /** Say (to the embed: an error message) that what was asked for is not what is shown. */
+  problem(message) {
+    this.dispatchEvent(new CustomEvent("bpe-problem", { bubbles: true, detail: { message } }));
   }
 
   provenance(id) {
@@ -310,7 +338,7 @@ class ExplorerView extends HTMLElement {
     ui.predict.disabled = !view.has_counts;
     // While playing, the summary is not read out at every step.
     this.render.summary.setAttribute("aria-live", this.playing ? "off" : "polite");
-    this.setState("ready", "");
+    this.showPhase("ready", "");
     this.dataset.step = String(view.step);
     const m = view.merge;
     const detail = { view: "explorer", step: view.step, steps: view.steps };

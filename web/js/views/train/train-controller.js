@@ -27,8 +27,8 @@ export async function startTraining() {
     show(ui.settingsError, problems.join("\n"), "error");
     return problems.join(" ");
   }
-  for (const [node, what] of [[ui.text, "The training text"], [ui.heldout, "The held-out text"]]) {
-    const where = findLoneSurrogate(node.value);
+  for (const [node, exact, what] of [[ui.text, state.text, "The training text"], [ui.heldout, state.heldout, "The held-out text"]]) {
+    const where = findLoneSurrogate(exact.value);
     if (where) {
       show(ui.textError, loneSurrogateMessage(where, what), "error");
       node.focus();
@@ -108,8 +108,19 @@ function revealResults() {
   }
 }
 
+/** What the view trains on now and how (share/recipe.js): a link or a lesson file reproduces the run from it. */
+export function currentRecipe() {
+  const { sample: _sample, ...settings } = state.settings;
+  const recipe = { settings: structuredClone(settings) };
+  if (state.sample) recipe.sample = state.sample.id;
+  else if (state.files.length) recipe.documents = textDocuments();
+  else if (state.text.value) recipe.text = state.text.value;
+  return recipe;
+}
+
 export async function runTraining(documents, truncation) {
   const settings = state.settings;
+  const recipe = currentRecipe();
   const separator = separatorString(settings.separator, settings.separator_text);
   beginRun("train", "Pre-tokenizing the text…");
   const started = performance.now();
@@ -119,6 +130,7 @@ export async function runTraining(documents, truncation) {
       // The worker cuts with the CLI's own function and records the cut in the manifest.
       truncate: Boolean(truncation?.truncate),
       char_limit: settings.limit,
+      recipe,
       name: state.sample ? state.sample.id : state.files.length ? state.files.map((f) => f.name).join("+") : "pasted text",
     });
     info.wallSeconds = (performance.now() - started) / 1000;
@@ -128,7 +140,7 @@ export async function runTraining(documents, truncation) {
     revealResults();
     await exportCurrent();
     clearTimeout(heldoutTimer);  // a held-out edit made while training is measured here
-    await measureCurrent(ui.heldout.value || null);
+    await measureCurrent(state.heldout.value || null);
     store.countRun();
     if (store.phase === "ready") store.say(`Python is ready · learned ${count(info.n_merges, "merge")}`);
     host.dispatchEvent(new CustomEvent("bpe-state", { bubbles: true, detail: { view: "train", merges: info.n_merges, vocab_size: info.n_vocab } }));
@@ -180,7 +192,7 @@ function remeasureSoon() {
     const info = state.current;
     if (!info || info.source !== "trained" || info.detached) return;
     if (store.phase !== "ready") { remeasureSoon(); return; }
-    measureCurrent(ui.heldout.value || null);
+    measureCurrent(state.heldout.value || null);
   }, 800);
 }
 

@@ -1,13 +1,8 @@
-// The Train view's settings form: reading and writing it, its hints, the
-// custom-pattern check, the view's URL params and "Copy link".
+// The Train view's settings form: reading and writing it, its hints, and the
+// custom-pattern check.
 import { ui, state, store, paramsChanged } from "./train-context.js";
 import { count, fmt, hide } from "../../dom.js";
 import { tokenNode } from "../../tokens.js";
-import { findLoneSurrogate } from "../../text-input.js";
-import { toParams } from "../../settings.js";
-import { makeHash } from "../../views.js";
-
-const TEXT_IN_LINK_MAX = 1000; // characters of pasted text a shared link may carry
 
 const PRETOKENIZER_HINTS = {
   gpt2: "Words with their leading space, numbers, punctuation runs and contractions are split apart; merges never cross them. Source: GPT-2 (seed 003, CS336).",
@@ -76,57 +71,6 @@ export function updateFormHints(s) {
   }
 }
 
-/** Why the pasted text is not in a link, or null when it is (or there is none). */
-function textLeftOut() {
-  const text = ui.text.value;
-  if (!text || state.sample) return null;
-  if (text.length > TEXT_IN_LINK_MAX) return `your text (${fmt(text.length)} characters; a link carries at most ${fmt(TEXT_IN_LINK_MAX)})`;
-  if (findLoneSurrogate(text)) return "your text (it holds a lone surrogate, which a link cannot carry)";
-  return null;
-}
-
-// Settings names (samples/index.json, settings.js) and their URL keys, for the settings a sample brings.
-export const SETTING_KEYS = {
-  size_mode: "mode", size: "size", pretokenizer: "pre", pattern: "pattern", tie_break: "tie", min_count: "min",
-  special_tokens: "special", separator: "sep", separator_text: "septext", id_layout: "layout", limit: "limit",
-};
-const asParam = (value) => (Array.isArray(value) ? JSON.stringify(value) : String(value));
-
-/** The view's URL params: the settings, and a short pasted text. */
-export function currentParams() {
-  const params = toParams(state.settings);
-  // A link with a sample gets the sample's own settings where it leaves a key out, so a setting
-  // changed back to its default after picking the sample must be spelled out.
-  for (const [name, value] of Object.entries(state.sample?.settings || {})) {
-    const key = SETTING_KEYS[name];
-    if (key && params[key] === undefined && JSON.stringify(state.settings[name]) !== JSON.stringify(value)) {
-      params[key] = asParam(state.settings[name]);
-    }
-  }
-  const text = ui.text.value;
-  if (!state.sample && !state.files.length && text && !textLeftOut()) params.text = text;
-  return params;
-}
-
-async function copyLink() {
-  state.settings = readForm();
-  paramsChanged();
-  const url = new URL(location.href);
-  url.hash = makeHash("train", currentParams());
-  const left = [];
-  if (state.files.length) left.push(`the opened file${state.files.length === 1 ? "" : "s"} (${state.files.map((f) => f.name).join(", ")})`);
-  const text = textLeftOut();
-  if (text && !state.files.length) left.push(text);
-  if (ui.heldout.value) left.push("the held-out text");
-  const leaves = left.length ? ` It leaves out ${left.join(", and ")}: send ${left.length === 1 && !ui.heldout.value ? "it" : "them"} along.` : "";
-  try {
-    await navigator.clipboard.writeText(url.href);
-    ui.copyStatus.textContent = `Link copied.${leaves}`;
-  } catch {
-    ui.copyStatus.textContent = `Copy this link: ${url.href}${leaves}`;
-  }
-}
-
 // ------------------------------------------------------------------ custom pattern check
 
 let hooks = null;  // the controller's callbacks, given to initForm
@@ -151,7 +95,7 @@ async function checkPattern() {
   // Busy or starting: Train checks the pattern anyway; try again once Python is free.
   if (store.phase !== "ready") { checkPatternSoon(); return; }
   const asked = ++patternAsked;
-  const sample = (ui.text.value || "Hello world! It's 2024: naïve café, 12345.").slice(0, PATTERN_CHECK_SAMPLE);
+  const sample = (state.text.value || "Hello world! It's 2024: naïve café, 12345.").slice(0, PATTERN_CHECK_SAMPLE);
   let reply = null;
   let problem = null;
   let timer = 0;
@@ -181,7 +125,7 @@ async function checkPattern() {
   ui.pattern.removeAttribute("aria-invalid");
   ui.patternCheck.className = "hint pattern-check";
   const pieces = reply.pieces.slice(0, 12);
-  ui.patternCheck.replaceChildren(`Splits ${ui.text.value ? "the start of your text" : "a sample"} into: `,
+  ui.patternCheck.replaceChildren(`Splits ${state.text.value ? "the start of your text" : "a sample"} into: `,
     ...pieces.map((piece) => tokenNode(new TextEncoder().encode(piece))), reply.pieces.length > 12 ? " …" : "");
 }
 
@@ -218,5 +162,4 @@ export function initForm({ onLayoutChange, restartPython }) {
       if (bar.offsetHeight) document.documentElement.style.setProperty("--train-bar", `${bar.offsetHeight}px`);
     }).observe(bar);
   }
-  ui.copyLink.addEventListener("click", copyLink);
 }

@@ -3,6 +3,8 @@
 import { ui, state, paramsChanged } from "./train-context.js";
 import { el, clear, fmt, show, showParts, hide, bdi, isolate } from "../../dom.js";
 import { countChars, readTextFiles, separatorString, TextInputError } from "../../text-input.js";
+import { ExactText } from "../../components/exact-text.js";
+import { loadSamples, sampleText } from "../../samples.js";
 import { DEFAULTS } from "../../settings.js";
 
 // The controller's callbacks, given to initText: the form shows new settings; a text change closes its question.
@@ -10,7 +12,7 @@ let hooks = null;
 
 /** The documents to train on: each opened file, then the text box. */
 export function textDocuments() {
-  return [...state.files.map((f) => f.text), ...(ui.text.value ? [ui.text.value] : [])];
+  return [...state.files.map((f) => f.text), ...(state.text.value ? [state.text.value] : [])];
 }
 
 function countDocuments(settings) {
@@ -25,7 +27,7 @@ export function updateCounter() {
   cancelAnimationFrame(counterFrame);
   counterFrame = requestAnimationFrame(() => {
     const limit = state.settings.limit;
-    const chars = state.files.reduce((n, f) => n + f.chars, 0) + countChars(ui.text.value);
+    const chars = state.files.reduce((n, f) => n + f.chars, 0) + countChars(state.text.value);
     const docs = countDocuments(state.settings);
     ui.charCount.textContent = fmt(chars);
     ui.charLimit.textContent = fmt(limit);
@@ -45,11 +47,11 @@ export function textChanged() {
 
 /** What the text panel holds now, to put back with Undo. */
 function snapshot() {
-  return { text: ui.text.value, files: [...state.files], sample: state.sample, settings: structuredClone(state.settings), preset: state.preset };
+  return { text: state.text.value, files: [...state.files], sample: state.sample, settings: structuredClone(state.settings), preset: state.preset };
 }
 
 function hasUserText() {
-  return (ui.text.value.length > 0 && !state.sample) || state.files.length > 0;
+  return (state.text.value.length > 0 && !state.sample) || state.files.length > 0;
 }
 
 /** Something replaced or removed the user's text: say so, and offer it back. */
@@ -69,7 +71,7 @@ function undo() {
   if (!before) return;
   dropUndo();
   textChanged();
-  ui.text.value = before.text;
+  state.text.value = before.text;
   state.files = before.files;
   state.settings = before.settings;
   state.preset = before.preset;
@@ -143,11 +145,9 @@ export function setSample(sample) {
   ui.sampleInfo.hidden = false;
 }
 
-export async function loadSamples() {
+async function listSamples() {
   try {
-    const response = await fetch(new URL("../../../samples/index.json", import.meta.url));
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    state.samples = (await response.json()).samples;
+    state.samples = await loadSamples();
   } catch (error) {
     show(ui.textError, `The bundled samples could not be listed (${error.message}). You can still paste or open text.`, "error");
     return;
@@ -177,16 +177,13 @@ async function loadSample(id, { applySettings = true } = {}) {
   const before = hasUserText() ? snapshot() : null;
   let text;
   try {
-    const response = await fetch(new URL(`../../../samples/${sample.file}`, import.meta.url));
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = await sampleText(sample.id);
   } catch (error) {
     show(ui.textError, `The sample ${sampleLabel(sample)} could not be loaded: ${error.message}`, "error");
     ui.sample.value = state.sample?.id || "";
     return;
   }
-  ui.text.value = text;
+  state.text.value = text;
   state.files = [];
   textChanged();
   renderFiles();
@@ -230,6 +227,7 @@ function dropZone(zone, onFiles) {
   zone.addEventListener("drop", (event) => {
     zone.classList.remove("dragging");
     if (!event.dataTransfer.files.length) return;
+    if ([...event.dataTransfer.files].some((file) => /\.bpelab\.json$/i.test(file.name))) return;  // a lesson: the page opens it
     event.preventDefault();
     event.stopPropagation();
     onFiles(event.dataTransfer.files);
@@ -245,7 +243,7 @@ export function initText({ onTextInput, importFiles, showSettings, onTextChanged
   ui.fileInput.addEventListener("change", () => { addFiles(ui.fileInput.files); ui.fileInput.value = ""; });
   ui.sample.addEventListener("change", () => pickSample(ui.sample.value));
   ui.undo.addEventListener("click", undo);
-  ui.text.addEventListener("input", () => {
+  state.text = new ExactText(ui.text, ui.textNote, { onInput: () => {
     textChanged();
     if (state.undo) dropUndo();  // typing after a replace: the old text is not put back over new typing
     if (state.sample) setSample(null);
@@ -253,11 +251,12 @@ export function initText({ onTextInput, importFiles, showSettings, onTextChanged
     updateCounter();
     paramsChanged();
     onTextInput();
-  });
+  } });
+  state.heldout = new ExactText(ui.heldout, ui.heldoutNote);
   ui.clearText.addEventListener("click", () => {
-    const before = ui.text.value || state.files.length ? snapshot() : null;
+    const before = state.text.value || state.files.length ? snapshot() : null;
     textChanged();
-    ui.text.value = "";
+    state.text.value = "";
     state.files = [];
     renderFiles();
     setSample(null);
@@ -267,5 +266,5 @@ export function initText({ onTextInput, importFiles, showSettings, onTextChanged
     if (before) offerUndo("The text was cleared.", before);
     ui.text.focus();
   });
-  loadSamples();
+  listSamples();
 }

@@ -3,31 +3,21 @@
 // runs and wires the leaf modules (train-text, train-form, train-results,
 // train-export); all of them share ui/state through train-context.js.
 //
-// Params (the hash after #/train?): the settings' short keys (settings.js KEYS)
-// and `text` for a short pasted text. Events: bpe-params, bpe-state {view:"train", merges, vocab_size}.
+// State (train-state.js, the one mapping to params, links and lesson files): the training
+// input (a sample, the exact text, or several documents) with every setting, and the held-out
+// text. Events: bpe-params, bpe-state {view:"train", merges, vocab_size}.
 import { bind, ui, state, store, paramsChanged } from "./train-context.js";
 import { show } from "../../dom.js";
 import { fromHash } from "../../settings.js";
-import { initTrain, startTraining } from "./train-controller.js";
-import { updateCounter, textChanged, setSample, pickSample } from "./train-text.js";
-import { writeForm, checkPatternSoon, currentParams, SETTING_KEYS } from "./train-form.js";
+import { initTrain, startTraining, currentRecipe } from "./train-controller.js";
+import { updateCounter, textChanged, setSample, pickSample, renderFiles } from "./train-text.js";
+import { writeForm, checkPatternSoon } from "./train-form.js";
 import { updateZipButton } from "./train-export.js";
-
-/** The sample's own settings (as picking it applies them) for each one `params` leaves out; the link's win. */
-function applySampleSettings(params) {
-  const preset = {};
-  for (const [name, value] of Object.entries(state.sample.settings || {})) {
-    const key = SETTING_KEYS[name];
-    if (!key || params[key] !== undefined) continue;
-    state.settings[name] = Array.isArray(value) ? [...value] : value;
-    preset[name] = value;
-  }
-  // As after a pick: another sample picked later puts the settings the user left alone back to the defaults.
-  state.preset = Object.keys(preset).length ? preset : null;
-  writeForm(state.settings);
-  checkPatternSoon();
-  paramsChanged();  // the address shows the settings in force, not those of the moment the sample loaded
-}
+import { loneSurrogateProblem } from "../../components/exact-text.js";
+import "../../components/share-link.js";
+import { countChars } from "../../text-input.js";
+import { samplesNow, loadSamples } from "../../samples.js";
+import * as mapping from "./train-state.js";
 
 let markup = null;  // the parsed train-view.html, fetched once
 
@@ -86,28 +76,48 @@ class TrainView extends HTMLElement {
     writeForm(state.settings);
     onPhase();
     updateCounter();
+    ui.share.connect(this, "train");
     this._built();
   }
 
-  /** The view's URL params: settings (short keys) and a short pasted text. */
+  /** The state on show (train-state.js): a plain value, the same for links, embeds and lesson files. */
+  get state() {
+    if (!state) return mapping.defaults();
+    return { training: currentRecipe(), heldout: state.heldout.value };
+  }
+
   get params() {
-    return state ? currentParams() : {};
+    return mapping.toParams(this.state, { samples: samplesNow() || [] }).params;
   }
 
   async applyParams(params) {
+    const { state: next, problems } = mapping.fromParams(params, { samples: await loadSamples().catch(() => []) });
+    if (problems.length) show(ui.settingsError, problems.join("\n"), "error");
+    return this.setState(next);
+  }
+
+  /** Show a state: its settings in the form, its input in the text panel (a state with no input keeps the text). */
+  async setState(next) {
     await this.ready;
-    const fresh = fromHash(params);
-    state.settings = fresh;
-    writeForm(fresh);
+    const { training } = next;
+    state.settings = { ...structuredClone(training.settings), sample: training.sample ?? "" };
+    writeForm(state.settings);
     checkPatternSoon();
-    if (params.text !== undefined) {
-      if (ui.text.value !== params.text) { ui.text.value = params.text; textChanged(); }
+    if (training.sample !== undefined) {
+      if (training.sample !== state.sample?.id) await pickSample(training.sample, { applySettings: false });
+      const sample = state.samples.find((s) => s.id === training.sample);
+      // As after a pick: another sample picked later puts the settings the user left alone back to the defaults.
+      state.preset = sample?.settings ? { ...sample.settings } : null;
+    } else if (training.text !== undefined || training.documents !== undefined) {
+      const documents = training.documents ?? [];
+      state.files = documents.map((text, i) => ({ name: `document ${i + 1}`, text, chars: countChars(text) }));
+      renderFiles();
+      if (state.text.value !== (training.text ?? "")) { state.text.value = training.text ?? ""; textChanged(); }
       setSample(null);
-    } else if (fresh.sample && fresh.sample !== state.sample?.id) {
-      await pickSample(fresh.sample, { applySettings: false });
     }
-    if (params.text === undefined && state.sample && state.sample.id === fresh.sample) applySampleSettings(params);
+    state.heldout.value = next.heldout;
     updateCounter();
+    paramsChanged();
   }
 
   /** Embed commands: "text" {text} replaces the training text and trains on it (resolves once trained). */
@@ -115,7 +125,11 @@ class TrainView extends HTMLElement {
     await this.ready;
     if (action === "text") {
       if (typeof args.text !== "string") throw new Error(`text needs args.text, a string; got ${JSON.stringify(args.text)}`);
-      ui.text.value = args.text;
+      const bad = loneSurrogateProblem(args.text);
+      if (bad) throw new Error(bad);
+      state.files = [];
+      renderFiles();
+      state.text.value = args.text;
       textChanged();
       setSample(null);
       updateCounter();

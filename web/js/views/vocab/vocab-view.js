@@ -2,12 +2,16 @@
 // and searches by text, by bytes in hex, or by id. Python pages and searches
 // (bpelab.vocab_browse, worker request "vocab"); this draws what it returns.
 //
-// Params: tok (gpt2 | cl100k | o200k | trained | an imported handle), kind (text | hex | id), q, page (1-based).
+// State (vocab-state.js, the one mapping to params, links and lesson files): tok (gpt2 | cl100k |
+// o200k | trained | an imported handle), kind (text | hex | id), q, page (1-based), and the recipe
+// of the trained tokenizer when tok is "trained".
 import { store } from "../../store.js";
 import { el, fmt, show, hide, bdi } from "../../dom.js";
 import { partsNode } from "../../components/token-display.js";
 import { showProvenance } from "../../components/provenance.js";
 import { REFERENCES, tokenizerOptions, useTokenizer, loadingNote } from "../../components/tokenizer-choice.js";
+import { samplesNow } from "../../samples.js";
+import * as mapping from "./vocab-state.js";
 
 const PER_PAGE = 100;
 const KINDS = { text: "Text", hex: "Bytes (hex)", id: "Id" };
@@ -20,7 +24,7 @@ class VocabView extends HTMLElement {
     this._built = true;
     const n = ++serial;
     const id = (name) => `voc${n}-${name}`;
-    this.state = { tok: "", kind: "text", query: "", page: 0, asked: 0, reply: null };
+    this.s = { tok: "", kind: "text", query: "", page: 0, asked: 0, reply: null };
     const ui = (this.ui = {
       tokenizer: el("select", { id: id("tok") }),
       tokInfo: el("p", { className: "hint" }),
@@ -52,35 +56,48 @@ class VocabView extends HTMLElement {
         el("thead", {}, el("tr", {}, ...["Id", "Token", "Bytes (hex)", "Length", "Made from"].map((h) => el("th", { scope: "col", text: h })))),
         ui.body))),
       el("p", { className: "hint legend", text: "␣ is a space, ⏎ a newline, ⇥ a tab; ⟨E1⟩ is a byte of a character the token does not complete. “Made from” is the pair of ids its merge joined (tokenizers with a merge list)." })));
-    form.addEventListener("submit", (event) => { event.preventDefault(); this.readForm(); this.state.page = 0; this.update(); this.changed(); });
-    ui.all.addEventListener("click", () => { ui.query.value = ""; this.state.query = ""; this.state.page = 0; this.update(); this.changed(); });
+    form.addEventListener("submit", (event) => { event.preventDefault(); this.readForm(); this.s.page = 0; this.update(); this.changed(); });
+    ui.all.addEventListener("click", () => { ui.query.value = ""; this.s.query = ""; this.s.page = 0; this.update(); this.changed(); });
     ui.kind.addEventListener("change", () => { ui.query.placeholder = PLACEHOLDERS[ui.kind.value]; });
-    ui.tokenizer.addEventListener("change", () => { this.state.tok = ui.tokenizer.value; this.state.page = 0; this.update(); this.changed(); });
-    ui.prev.addEventListener("click", () => this.goPage(this.state.page - 1));
-    ui.next.addEventListener("click", () => this.goPage(this.state.page + 1));
+    ui.tokenizer.addEventListener("change", () => { this.s.tok = ui.tokenizer.value; this.s.page = 0; this.update(); this.changed(); });
+    ui.prev.addEventListener("click", () => this.goPage(this.s.page - 1));
+    ui.next.addEventListener("click", () => this.goPage(this.s.page + 1));
     ui.jump.addEventListener("change", () => this.goPage(Number(ui.jump.value) - 1));
     const refresh = () => this.fillTokenizers();
     store.addEventListener("tokenizers", refresh);
-    store.addEventListener("trained", () => { refresh(); if (this.state.tok === "trained") { this.state.page = 0; this.update(); } });
+    store.addEventListener("trained", ({ detail }) => { this.s.training = store.recipeOf(detail.handle); refresh(); if (this.s.tok === "trained") { this.s.page = 0; this.update(); } });
     store.addEventListener("ready", () => this.update());
     this.fillTokenizers();
   }
 
+  /** The state on show (vocab-state.js): a plain value, the same for links and lesson files. */
+  get state() {
+    const { tok, kind, query, page } = this.s;
+    const training = tok === "trained" ? structuredClone(this.s.training ?? store.recipeOf(store.trained)) : null;
+    return { tok, kind, q: query, page: page + 1, training };
+  }
+
   get params() {
-    const { tok, kind, query, page } = this.state;
-    return { tok, kind: query && kind !== "text" ? kind : "", q: query, page: page ? String(page + 1) : "" };
+    return mapping.toParams(this.state, { samples: samplesNow() || [] }).params;
   }
 
   async applyParams(params = {}) {
-    if (params.tok) this.state.tok = params.tok;
-    this.state.kind = KINDS[params.kind] ? params.kind : "text";
-    this.state.query = params.q || "";
-    const page = Number(params.page);
-    this.state.page = Number.isInteger(page) && page > 0 ? page - 1 : 0;
-    this.ui.kind.value = this.state.kind;
-    this.ui.query.value = this.state.query;
-    this.ui.query.placeholder = PLACEHOLDERS[this.state.kind];
+    const { state, problems } = mapping.fromParams(params, { samples: samplesNow() || [] });
+    if (problems.length) show(this.ui.error, problems.join(" "), "error");
+    return this.setState(state);
+  }
+
+  async setState(state) {
+    if (state.tok) this.s.tok = state.tok;
+    this.s.kind = state.kind;
+    this.s.query = state.q;
+    this.s.page = state.page - 1;
+    this.s.training = state.training ? structuredClone(state.training) : null;
+    this.ui.kind.value = this.s.kind;
+    this.ui.query.value = this.s.query;
+    this.ui.query.placeholder = PLACEHOLDERS[this.s.kind];
     this.fillTokenizers();
+    this.changed();
     await this.update();
   }
 
@@ -93,23 +110,23 @@ class VocabView extends HTMLElement {
   }
 
   readForm() {
-    this.state.kind = this.ui.kind.value;
-    this.state.query = this.ui.query.value;
+    this.s.kind = this.ui.kind.value;
+    this.s.query = this.ui.query.value;
   }
 
   fillTokenizers() {
-    const { options, value } = tokenizerOptions(this.state.tok);
+    const { options, value } = tokenizerOptions(this.s.tok);
     this.ui.tokenizer.replaceChildren(...options);
     this.ui.tokenizer.value = value;
-    if (!this.state.tok) this.state.tok = value;
+    if (!this.s.tok) this.s.tok = value;
   }
 
   async goPage(page) {
     await this.pending;  // the pages of the search or list asked last, not of the one before it
-    const total = this.state.reply?.total ?? 0;
+    const total = this.s.reply?.total ?? 0;
     const last = Math.max(0, Math.ceil(total / PER_PAGE) - 1);
     if (!Number.isInteger(page)) return;
-    this.state.page = Math.min(Math.max(0, page), last);
+    this.s.page = Math.min(Math.max(0, page), last);
     this.update();
     this.changed();
   }
@@ -124,10 +141,10 @@ class VocabView extends HTMLElement {
     const ui = this.ui;
     ui.tableWrap.setAttribute("aria-busy", on ? "true" : "false");
     if (!on) return;
-    const loadingTable = Boolean(loadingNote(this.state.tok)) || store.phase !== "ready";
-    if (!this.state.reply || loadingTable) {
+    const loadingTable = Boolean(loadingNote(this.s.tok)) || store.phase !== "ready";
+    if (!this.s.reply || loadingTable) {
       // A quick page turn keeps its summary (no flicker); a table still on its way says so.
-      ui.summary.textContent = this.state.query ? "Loading… the search runs as soon as the vocabulary is here." : "Loading…";
+      ui.summary.textContent = this.s.query ? "Loading… the search runs as soon as the vocabulary is here." : "Loading…";
       ui.body.replaceChildren(el("tr", {}, el("td", { colspan: "5", text: "Loading…" })));
       ui.range.textContent = "";
     }
@@ -135,16 +152,17 @@ class VocabView extends HTMLElement {
 
   async ask() {
     const ui = this.ui;
-    const asked = ++this.state.asked;
-    const { kind, query, page } = this.state;
+    const asked = ++this.s.asked;
+    const { kind, query, page } = this.s;
     this.loading(true);
     let reply;
     try {
-      const handle = await useTokenizer(this.state.tok, ui.tokInfo);
-      this.state.handle = handle;
+      if (this.s.tok === "trained" && this.s.training) await store.trainedFrom(this.s.training, { say: (line) => { ui.tokInfo.textContent = line; } });
+      const handle = await useTokenizer(this.s.tok, ui.tokInfo, this.s.training);
+      this.s.handle = handle;
       reply = await store.request("vocab", { handle, kind: query ? kind : "all", query, start: page * PER_PAGE, count: PER_PAGE });
     } catch (error) {
-      if (asked !== this.state.asked) return;
+      if (asked !== this.s.asked) return;
       if (error.type === "Cancelled") { setTimeout(() => this.update(), 0); return; }
       this.loading(false);
       show(ui.error, error.type === "VocabError" ? `Nothing to show: ${error.message}.` : `Could not read the vocabulary: ${error.message}`, "error");
@@ -152,17 +170,17 @@ class VocabView extends HTMLElement {
       ui.summary.textContent = "";
       return;
     }
-    if (asked !== this.state.asked) return;
+    if (asked !== this.s.asked) return;
     this.loading(false);
     hide(ui.error);
-    this.state.reply = reply;
+    this.s.reply = reply;
     this.draw(reply);
   }
 
   draw(reply) {
     const ui = this.ui;
     const pages = Math.max(1, Math.ceil(reply.total / PER_PAGE));
-    const name = REFERENCES[this.state.tok]?.label || ui.tokenizer.selectedOptions[0]?.textContent || "";
+    const name = REFERENCES[this.s.tok]?.label || ui.tokenizer.selectedOptions[0]?.textContent || "";
     // Ids may have gaps (cl100k: 16 unused between its ranks and its special tokens): say so, or the two numbers clash.
     const unused = reply.unused ? `, ${fmt(reply.unused)} of them unused` : "";
     const what = reply.kind === "all" ? [`${fmt(reply.size)} entries in ${name}: ids ${fmt(reply.first_id)}–${fmt(reply.last_id)}${unused}`]
@@ -172,14 +190,14 @@ class VocabView extends HTMLElement {
     ui.summary.replaceChildren(...what, reply.total ? "" : ": none.");
     const first = reply.start + 1;
     const last = reply.start + reply.entries.length;
-    ui.range.textContent = reply.total ? `${fmt(first)}–${fmt(last)} of ${fmt(reply.total)} · page ${this.state.page + 1} of ${fmt(pages)}` : "";
-    ui.prev.disabled = this.state.page === 0;
-    ui.next.disabled = this.state.page >= pages - 1;
+    ui.range.textContent = reply.total ? `${fmt(first)}–${fmt(last)} of ${fmt(reply.total)} · page ${this.s.page + 1} of ${fmt(pages)}` : "";
+    ui.prev.disabled = this.s.page === 0;
+    ui.next.disabled = this.s.page >= pages - 1;
     ui.jump.max = String(pages);
     ui.body.replaceChildren(...reply.entries.map((entry) => el("tr", { dataset: { id: String(entry.id) } },
       el("td", { text: String(entry.id) }),
       el("td", {}, el("button", { type: "button", className: "tok-button", title: "Where this token came from",
-        onclick: () => showProvenance(store, this.state.handle, entry.id) }, partsNode(entry.parts, { special: entry.special })),
+        onclick: () => showProvenance(store, this.s.handle, entry.id) }, partsNode(entry.parts, { special: entry.special })),
         entry.special ? el("span", { className: "meta", text: " special" }) : null),
       el("td", { className: "hex", text: entry.hex }),
       el("td", { text: String(entry.bytes) }),

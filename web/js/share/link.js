@@ -1,0 +1,96 @@
+// Params on an address: the query after "#/route?" (the app) or after "embed.html?…#…"
+// (the widget). A long text goes compressed, as z= (and train_text as train_z=), when
+// that is shorter; a link longer than MAX_LINK is not offered: a lesson file carries
+// what it cannot (share/lesson.js).
+//
+// Pure but for CompressionStream / DecompressionStream (deflate-raw), which every
+// browser the site supports has.
+
+// Longer links are cut by mail clients, chat apps and some servers.
+export const MAX_LINK = 6000;
+// Text keys and the keys of their compressed forms.
+export const COMPRESSED = { text: "z", train_text: "train_z" };
+
+/** base64url (no padding) of bytes. */
+export function toBase64Url(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("it holds characters outside base64url (A-Z a-z 0-9 - _)");
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+async function pipe(bytes, stream) {
+  const out = new Response(new Blob([bytes]).stream().pipeThrough(stream));
+  return new Uint8Array(await out.arrayBuffer());
+}
+
+/** The z= form of a text: UTF-8, deflate-raw, base64url. */
+export async function compressText(text) {
+  return toBase64Url(await pipe(new TextEncoder().encode(text), new CompressionStream("deflate-raw")));
+}
+
+/** The text of a z= value; throws Error saying what is wrong with it. */
+export async function decompressText(value) {
+  const bytes = fromBase64Url(value);
+  let raw;
+  try {
+    raw = await pipe(bytes, new DecompressionStream("deflate-raw"));
+  } catch {
+    throw new Error("it is not deflate-raw data (make it with CompressionStream(\"deflate-raw\"), then base64url)");
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(raw);
+  } catch {
+    throw new Error("it does not unpack to UTF-8 text");
+  }
+}
+
+/** A query string of params (empty values left out; spaces as %20, so a text reads back exactly). */
+export function queryOf(params) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") query.set(key, String(value));
+  }
+  return query.toString().replace(/\+/g, "%20");
+}
+
+/** The params with each long text compressed where that makes the query shorter. */
+export async function compactParams(params) {
+  const out = { ...params };
+  for (const [key, zkey] of Object.entries(COMPRESSED)) {
+    if (typeof out[key] !== "string" || out[key].length < 40) continue;
+    const z = await compressText(out[key]);
+    if (z.length < queryOf({ [key]: out[key] }).length - zkey.length - 1) {
+      delete out[key];
+      out[zkey] = z;
+    }
+  }
+  return out;
+}
+
+/**
+ * Params with z= and train_z= unpacked into text and train_text; problems as sentences.
+ * @param {object} params  {key: string}
+ */
+export async function expandParams(params, problems) {
+  const out = { ...params };
+  for (const [key, zkey] of Object.entries(COMPRESSED)) {
+    if (out[zkey] === undefined) continue;
+    if (out[key] !== undefined) {
+      problems.push(`Give only one of ${key.replace("text", "sample")}, ${key} and ${zkey}; got ${key} and ${zkey}.`);
+    } else {
+      try {
+        out[key] = await decompressText(out[zkey]);
+      } catch (error) {
+        problems.push(`${zkey}= could not be read: ${error.message}.`);
+      }
+    }
+    delete out[zkey];
+  }
+  return out;
+}

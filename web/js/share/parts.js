@@ -1,0 +1,32 @@
+// The panels a widget shows (`parts=`, and the `parts` attribute of <bpe-lab>), so that it fits
+// a lesson page. Each view marks its panels with data-part="NAME"; css/embed.css hides those a
+// widget's data-parts leaves out. `parts=all` shows every panel, as the app does.
+export const PARTS = {
+  explorer: ["controls", "pairs", "merge", "rows", "window", "trace"],
+  compare: ["panes", "counts", "ids", "policy", "languages", "charts"],
+  train: ["text", "settings", "results", "merges", "vocab", "report", "export", "import"],
+  encode: ["controls", "text", "counts", "tokens", "ids"],
+};
+
+// Chosen for a lesson page: at 800 px wide the explorer on seed 003 at step 5 is at most 760 px
+// tall, and compare with three panes on a one-line text at most 520 px (tests/e2e/test_share.py).
+export const DEFAULT_PARTS = {
+  explorer: ["controls", "pairs", "merge", "window"],
+  compare: ["panes", "counts"],
+  train: ["text", "settings", "results", "merges"],
+  encode: ["controls", "text", "counts", "tokens"],
+};
+
+/** {parts} for a parts= value of a view's widget, or {error} saying what is wrong and what it may hold. */
+export function readParts(view, value) {
+  const known = PARTS[view];
+  const text = String(value).trim();
+  if (text === "all") return { parts: [...known] };
+  const parts = text.split(",").map((p) => p.trim()).filter(Boolean);
+  const bad = parts.filter((p) => !known.includes(p));
+  if (bad.length || !parts.length) {
+    return { error: `parts=${JSON.stringify(text.slice(0, 60))}: ${bad.length ? `${bad.map((b) => JSON.stringify(b.slice(0, 20))).join(", ")} ${bad.length === 1 ? "is" : "are"} not a part of the ${view} widget` : "it names no part"}; `
+      + `use a comma list of ${known.join(", ")}, or all.` };
+  }
+  return { parts: known.filter((p) => parts.includes(p)) };
+}
