@@ -1,5 +1,5 @@
 // What a BPE Lab widget draws in a notebook cell: one of the site's view elements, with
-// the widget's traits as its params and the kernel (kernel-client.js) as the store's
+// the widget's traits as its state and the kernel (kernel-client.js) as the store's
 // client. Evaluated once per page (widget.js), so the custom elements and the store are
 // defined once however many widgets the notebook shows.
 //
@@ -11,10 +11,9 @@ import "../views/compare/compare-view.js";
 import "../views/encode/encode-view.js";
 import { store } from "../store.js";
 import { el } from "../dom.js";
-import { ownParams, trainOwn } from "../views/explorer/explorer-train.js";
 import { KernelClient } from "./kernel-client.js";
 import { watchTheme } from "./theme.js";
-import { VIEWS, trainParams, traitsOf, traitsFromView, wantsTraining } from "./traits.js";
+import { VIEWS, traitsOf } from "./traits.js";
 
 /* global __BPELAB_WIDGET_CSS__ */
 const CSS = typeof __BPELAB_WIDGET_CSS__ === "string" ? __BPELAB_WIDGET_CSS__ : "";
@@ -121,17 +120,13 @@ class Mounted {
     });
   }
 
-  /** The traits as the view's params; trains the widget's corpus first when a pane or the encoder needs it. */
+  /** The traits as the view's state (traits.js); a trained tokenizer is trained once per recipe, by the store. */
   async apply() {
     const m = traitsOf(this.model, ["step", ...this.spec.watched]);
     this.clearError();
-    if (wantsTraining(this.name, m) && m.corpus) {
-      this.setState("booting", "Training the tokenizer on the corpus…");
-      await trainOwn(ownParams({ ...trainParams(m), text: m.corpus }), (text) => this.setState("booting", text));
-    }
     this.applying = true;
     try {
-      await this.view.applyParams(this.spec.params(m));
+      await this.view.setState(this.spec.state(m));
     } finally {
       this.applying = false;
     }
@@ -168,8 +163,8 @@ class Mounted {
   /** The user changed something in the view: the traits follow. */
   onParams() {
     if (this.applying) return;
-    const changed = Object.entries(traitsFromView(this.name, this.view))
-      .filter(([name, value]) => JSON.stringify(this.model.get(name)) !== JSON.stringify(value));
+    const changed = Object.entries(this.spec.traits(this.view.state))
+      .filter(([name, value]) => value !== undefined && JSON.stringify(this.model.get(name)) !== JSON.stringify(value));
     if (changed.length) this.sync(Object.fromEntries(changed));
   }
 
