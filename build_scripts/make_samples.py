@@ -1,4 +1,4 @@
-"""Make web/samples/: the seeds' toy corpora and real texts in several scripts, with an index.
+"""Make web/samples/: the textbooks' and the seeds' worked examples, real texts in several scripts, an index.
 
 Usage: .venv/bin/python build_scripts/make_samples.py [--cache .cache/samples]
 
@@ -22,11 +22,122 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "py"))
+from bpelab.counts import check_counts, to_tsv  # noqa: E402
 OUT = ROOT / "web" / "samples"
 DEBIAN_PACKAGES = ("bible-kjv-text", "bible-kjv", "debian-handbook")
 HANDBOOK = "usr/share/doc/debian-handbook/html"
 HANDBOOK_LICENCE = "GPL-2.0+ or CC-BY-SA-3.0 (© 2003–2015 Raphaël Hertzog, Roland Mas, Freexian SARL and the translators)"
 KJV_CHARS = 200_000  # characters of the English sample: big enough to learn from, small enough to load at once
+
+GALLERY = "From the textbooks"
+
+# Published worked examples. Only facts are taken from each source: its corpus
+# (as text, or as words with counts), the settings that reproduce it, and what
+# it prints; tests/textbooks.py holds those printed numbers and the tests that
+# check them (in Python and on the site). A counts sample is written as a .tsv
+# word-count table, the file `bpelab train --counts` reads.
+TEXTBOOK_SAMPLES = [
+    {
+        "id": "cs336-bpe-example",
+        "title": "low, lower, widest, newest: CS336's worked example (word counts)",
+        "language": "English",
+        "counts": {"low": 5, "lower": 2, "widest": 3, "newest": 6},
+        "source": "Stanford CS336, Assignment 1 (basics) handout, version 1.0.2, Spring 2025",
+        "section": "§2.4 BPE Tokenizer Training, Example (bpe_example)",
+        "link": "github.com/stanford-cs336/assignment1-basics, cs336_spring2025_assignment1_basics.pdf",
+        "licence": "MIT (the assignment's repository); the word counts, settings and merges only",
+        "note": "Words split on whitespace, with their counts; ties go to the greater pair. "
+                "Twelve merges, from s + t to lowe + r; after six, newest is ne + west.",
+        "view": "explorer",
+        "settings": {"size_mode": "merges", "size": 12, "pretokenizer": "whitespace", "tie_break": "greater",
+                     "min_count": 1, "special_tokens": ["<|endoftext|>"], "separator": "none"},
+    },
+    {
+        "id": "hf-course-toy",
+        "title": "hug, pug, pun, bun, hugs: the Hugging Face course's toy counts",
+        "language": "English",
+        "counts": {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5},
+        "source": "Hugging Face LLM Course, chapter 6 (the Tokenizers library)",
+        "section": "§5 Byte-Pair Encoding tokenization, Training algorithm",
+        "link": "github.com/huggingface/course, chapters/en/chapter6/5.mdx",
+        "licence": "Apache-2.0 (the course's repository); the word counts and merges only",
+        "note": "Three merges: u + g (20), u + n (16), h + ug (15). The course starts from the seven letters "
+                "it uses, so it writes a letter outside them as [UNK]; here every byte is a token.",
+        "view": "explorer",
+        "settings": {"size_mode": "merges", "size": 3, "pretokenizer": "whitespace", "tie_break": "first-seen",
+                     "min_count": 1, "special_tokens": [], "separator": "none"},
+    },
+    {
+        "id": "hf-course-corpus",
+        "title": "Four sentences with GPT-2 pre-tokenization: the Hugging Face course's BPE",
+        "language": "English",
+        "text": "\n".join([
+            "This is the Hugging Face Course.",
+            "This chapter is about tokenization.",
+            "This section shows several tokenizer algorithms.",
+            "Hopefully, you will be able to understand how they are trained and generate tokens.",
+        ]),
+        "source": "Hugging Face LLM Course, chapter 6 (the Tokenizers library)",
+        "section": "§5 Byte-Pair Encoding tokenization, Implementing BPE",
+        "link": "github.com/huggingface/course, chapters/en/chapter6/5.mdx",
+        "licence": "Apache-2.0 (the course's repository); the corpus, settings and merges only",
+        "note": "Four documents, one per line, pre-tokenized as GPT-2 does; a tie goes to the pair found first. "
+                "The course's vocabulary of 50 is <|endoftext|>, the 30 characters of the corpus and 19 merges: "
+                "here, 256 bytes, 19 merges and <|endoftext|>. Its tokenize example: This is not a token.",
+        "view": "explorer",
+        "settings": {"size_mode": "merges", "size": 19, "pretokenizer": "gpt2", "tie_break": "first-seen",
+                     "min_count": 1, "special_tokens": ["<|endoftext|>"], "separator": "line"},
+    },
+    {
+        "id": "minbpe-wikipedia",
+        "title": "aaabdaaabac with 3 merges: minbpe's quick start",
+        "language": "Latin letters",
+        "text": "aaabdaaabac",
+        "source": "Andrej Karpathy, minbpe",
+        "section": "README.md, quick start (the Wikipedia example)",
+        "link": "github.com/karpathy/minbpe",
+        "licence": "MIT; the text, settings and ids only",
+        "note": "Raw bytes, three merges: the text encodes to 258 d 258 a c, ids 258, 100, 258, 97, 99. Merge 2 is a "
+                "tie: minbpe's code takes the pair found first, aa + a; the README's story (Y = ab) is "
+                "smaller-id's choice. Both end in the same ids.",
+        "view": "explorer",
+        "settings": {"size_mode": "merges", "size": 3, "pretokenizer": "bytes", "tie_break": "first-seen",
+                     "min_count": 1, "special_tokens": [], "separator": "none"},
+    },
+    {
+        "id": "minbpe-cl100k",
+        "title": "hello123!!!? (안녕하세요!) 😉 in GPT-4's cl100k_base: minbpe's comparison",
+        "language": "mixed (Latin, Hangul, emoji)",
+        "text": "hello123!!!? (안녕하세요!) 😉",
+        "source": "Andrej Karpathy, minbpe",
+        "section": "README.md, inference: GPT-4 comparison",
+        "link": "github.com/karpathy/minbpe",
+        "licence": "MIT; the text and ids only",
+        "note": "Encoded with cl100k_base: the twelve ids minbpe's README prints, "
+                "15339, 4513, 12340, 30, 320, 31495, 230, 75265, 243, 92245, 16715, 57037.",
+        "view": "encode",
+        "tokenizer": "cl100k",
+        "settings": {"size_mode": "vocab", "size": 1000, "pretokenizer": "cl100k", "tie_break": "greater",
+                     "min_count": 1, "special_tokens": ["<|endoftext|>"], "separator": "none"},
+    },
+    {
+        "id": "d2l-bpe",
+        "title": "fast_, faster_, tall_, taller_: Dive into Deep Learning's BPE (word counts)",
+        "language": "English",
+        "counts": {"fast_": 4, "faster_": 3, "tall_": 5, "taller_": 4},
+        "source": "Dive into Deep Learning (Zhang, Lipton, Li and Smola)",
+        "section": "§15.6 Subword Embedding, 15.6.2 Byte Pair Encoding",
+        "link": "github.com/d2l-ai/d2l-en, chapter_natural-language-processing-pretraining/subword-embedding.md",
+        "licence": "CC BY-SA 4.0 (text), MIT-0 (code); the word counts and merges only",
+        "note": "_ marks the end of a word. Ten merges, from t + a to fast + _; a tie goes to the pair found first. "
+                "Then tallest_ is tall e s t _ and fatter_ is fa t t er_, as the book's greedy longest-match "
+                "segmentation gives.",
+        "view": "explorer",
+        "settings": {"size_mode": "merges", "size": 10, "pretokenizer": "whitespace", "tie_break": "first-seen",
+                     "min_count": 1, "special_tokens": [], "separator": "none"},
+    },
+]
 
 # The seeds' toy corpora, with the settings that reproduce each seed's numbers.
 TOY_SAMPLES = [
@@ -235,14 +346,31 @@ def handbook_text(root, lang, script, limit):
     return "\n\n".join(paragraphs) + "\n"
 
 
+def gallery_entries():
+    """The gallery's index entries, with each file's bytes: [(entry, bytes)], the seeds' first, then the textbooks'."""
+    out = []
+    for sample in TOY_SAMPLES + TEXTBOOK_SAMPLES:
+        entry = {k: v for k, v in sample.items() if k not in ("text", "counts")}
+        entry["group"] = GALLERY
+        if "counts" in sample:
+            table = check_counts(sample["counts"], sample["id"], sample["settings"]["special_tokens"])
+            text = to_tsv(table)
+            entry.update(input="counts", file=f"{sample['id']}.tsv", chars=len(text), pieces=len(table),
+                         occurrences=sum(table.values()))
+            data = text.encode("utf-8")
+        else:
+            entry.update(input="text", file=f"{sample['id']}.txt", chars=len(sample["text"]))
+            data = sample["text"].encode("utf-8")
+        out.append((entry, data))
+    return out
+
+
 def write_samples(root):
     """Write every sample and index.json into web/samples/."""
     OUT.mkdir(parents=True, exist_ok=True)
     index = []
-    for toy in TOY_SAMPLES:
-        entry = {k: v for k, v in toy.items() if k != "text"}
-        entry.update(group="Toy corpora from the lessons", file=f"{toy['id']}.txt", chars=len(toy["text"]))
-        (OUT / entry["file"]).write_text(toy["text"], "utf-8", newline="")
+    for entry, data in gallery_entries():
+        (OUT / entry["file"]).write_bytes(data)
         index.append(entry)
 
     text = kjv_text(root, limit=KJV_CHARS)

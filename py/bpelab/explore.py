@@ -11,7 +11,8 @@ or reference tokenizer, from its merges or ranks alone (no counts).
     rows, vanished and appeared pairs, corpus tokens and bytes per token;
     and the pair table before merge k + 1 (the one predict mode asks about);
   - `window(k, start, size)`: a window of the training text encoded with the
-    first k merges; only the window's pre-tokens are encoded;
+    first k merges; only the window's pre-tokens are encoded (trained on word
+    counts: the pieces, each with its count);
   - `provenance(id)`: a token's merge tree down to bytes, the step that made
     it, the count then, the runners-up and whether it was a tie;
   - `trace(text, k=None)`: the pre-tokenizer layer (which alternative of the
@@ -33,7 +34,7 @@ from array import array
 from itertools import accumulate, repeat
 
 from .long_windows import boundary_steps, spans
-from .pretokenize import split_by_alternative, split_special
+from .pretokenize import get_pretokenizer, split_by_alternative, split_special
 from .ranks import bpe_parts
 from .train import LONG_ROW
 
@@ -391,12 +392,21 @@ class Explorer:
             ids[i:i + 2] = [made]
 
     def _text_index(self):
-        """The training text as one string, with the start of each pre-token (built once)."""
+        """The training text as one string, with the start of each pre-token (built once).
+
+        Trained on word counts, the "text" is the pieces one after another, each
+        one pre-token, and the index knows each piece's count.
+        """
         if self._index is None:
             if self.result is None:
                 raise ExploreError("this tokenizer was not trained here: it has no training text; give a text")
-            self._index = _PieceIndex(self.result.documents, self.tokenizer.pretokenizer,
-                                      self.result.settings.special_tokens, self.tokenizer.special_tokens)
+            if self.result.input == "counts":
+                pieces = [piece.decode("utf-8") for piece, _count in self.result.pieces]
+                self._index = _PieceIndex(pieces, get_pretokenizer("bytes"), (), {})
+                self._index.counts = [count for _piece, count in self.result.pieces]
+            else:
+                self._index = _PieceIndex(self.result.documents, self.tokenizer.pretokenizer,
+                                          self.result.settings.special_tokens, self.tokenizer.special_tokens)
         return self._index
 
     def window(self, k, start=0, size=2000, text=None):
@@ -441,8 +451,12 @@ class Explorer:
         tok = self.tokenizer
         for at, piece, ids in segments:
             groups += _groups(tok, ids, piece, at - base)
-        return {"step": k, "start": base, "end": end, "text": index.text[base:end], "length": len(index.text),
-                "groups": groups, "tokens": sum(len(g[2]) for g in groups)}
+        window = {"step": k, "start": base, "end": end, "text": index.text[base:end], "length": len(index.text),
+                  "groups": groups, "tokens": sum(len(g[2]) for g in groups)}
+        if index.counts is not None:  # word counts: [first, end, count] of each piece, offsets as the groups'
+            window["counts"] = [[max(index.starts[p], base) - base, min(index.starts[p + 1], end) - base, index.counts[p]]
+                                for p in range(first, last)]
+        return window
 
     def _long_segment(self, k, piece, data, at, first, end, trained):
         """(text offset, text, ids) of the tokens after k merges covering piece[first:end], a long piece.
@@ -691,6 +705,7 @@ class _PieceIndex:
     """A text's pre-tokens as start offsets, so a window finds its pieces by bisection."""
 
     def __init__(self, documents, pretokenizer, special_tokens, special_ids):
+        self.counts = None  # trained on word counts: piece index -> its count
         self.text = "".join(documents)
         starts = array("q")
         self.specials = {}  # piece index -> special id

@@ -86,6 +86,33 @@ def compression(tokenizer, documents):
     return stats
 
 
+def table_compression(tokenizer, table):
+    """Compression of a word-count table [(piece bytes, count)], each piece encoded as one pre-token.
+
+    A table stands for the text of its pieces, each as often as its count;
+    its words are the pieces' words, counted the same way.
+
+    >>> table_compression(Tokenizer.bytes_only(), [(b"ab", 3)])["tokens"]
+    6
+    """
+    characters = size = words = tokens = 0
+    used = set()
+    for piece, count in table:
+        text = piece.decode("utf-8")
+        ids = tokenizer.encode_piece(piece)
+        characters += len(text) * count
+        size += len(piece) * count
+        words += len(text.split()) * count
+        tokens += len(ids) * count
+        used.update(ids)
+    return {
+        "documents": 0, "pieces": len(table), "bytes": size, "characters": characters, "words": words,
+        "tokens": tokens, "bytes_per_token": _ratio(size, tokens), "characters_per_token": _ratio(characters, tokens),
+        "tokens_per_word": _ratio(tokens, words), "entries_used": len(used),
+        "vocab_size": len(tokenizer.vocab) + len(tokenizer.special_tokens),
+    }
+
+
 def curve_points(n_merges, points=CURVE_POINTS):
     """Distinct merge counts from 0 to n_merges, evenly spaced.
 
@@ -108,7 +135,8 @@ def compression_report(result, heldout=None, *, points=CURVE_POINTS, on_progress
     tokenizer = result.tokenizer
     heldout_docs = None if heldout is None else ([heldout] if isinstance(heldout, str) else list(heldout))
     report = {
-        "train": compression(tokenizer, result.documents),
+        "train": (table_compression(tokenizer, result.pieces) if result.input == "counts"
+                  else compression(tokenizer, result.documents)),
         "heldout": compression(tokenizer, heldout_docs) if heldout_docs else None,
         "curve": [],
     }

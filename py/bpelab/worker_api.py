@@ -18,7 +18,7 @@ import time
 import traceback
 import unicodedata
 
-from . import artifacts, report
+from . import artifacts, counts, report
 from .train import CHAR_LIMIT, TrainSettings, check_char_limit, train as train_corpus, truncate_documents
 from .pretokenize import get_pretokenizer, split_special
 from .ranks import recover_merges
@@ -196,8 +196,12 @@ def _describe(handle, entry, *, include_vocab=True, include_merges=True):
         result = entry.result
         info["stop_reason"] = result.stop_reason
         corpus = result.corpus
-        info["corpus"] = {"documents": corpus.documents, "characters": corpus.characters, "bytes": corpus.bytes,
-                          "sha256": corpus.sha256}
+        info["input"] = result.input  # "text", or "counts" (a word-count table)
+        if result.input == "counts":
+            info["corpus"] = corpus.to_dict()  # pieces, occurrences, characters, bytes, sha256
+        else:
+            info["corpus"] = {"documents": corpus.documents, "characters": corpus.characters, "bytes": corpus.bytes,
+                              "sha256": corpus.sha256}
         info["settings"] = _jsonable(_settings_dict(result.settings))
     if entry.truncation:
         info["truncation"] = entry.truncation
@@ -216,26 +220,63 @@ def _jsonable(value):
     return json.loads(json.dumps(value, default=lambda o: list(o) if isinstance(o, (set, tuple)) else str(o)))
 
 
+def _counts_table(payload, specials):
+    """The word-count table of payload.counts: the box's lines (counts_format "lines") or a JSON object ("json")."""
+    text = payload.get("counts")
+    if not isinstance(text, str):
+        raise RequestError("payload.counts must be a string: piece-count lines, or a JSON object's text")
+    kind = payload.get("counts_format", "lines")
+    if kind not in ("lines", "json"):
+        raise RequestError(f"counts_format must be 'lines' or 'json', got {_short(kind)}")
+    source = _text(payload, "counts_source", optional=True) or ("Word counts" if kind == "lines" else "counts")
+    table = (counts.parse_lines if kind == "lines" else counts.parse_json)(text, source, specials)
+    if not table:
+        raise counts.CountsError(source, "holds no counts; write one piece and its count per line, like 'low 5'"
+                                 if kind == "lines" else 'holds no counts; give an object like {"low": 5}')
+    return table
+
+
+def _counts_check(payload, progress):
+    """A word-count table read and checked, in both forms: payload {counts, counts_format?, special_tokens?}."""
+    specials = payload.get("special_tokens") or []
+    if not isinstance(specials, list) or not all(isinstance(t, str) for t in specials):
+        raise RequestError("counts_check: special_tokens must be a list of strings")
+    table = _counts_table(payload, specials)
+    info = counts.CountsInfo.of(table).to_dict()
+    info["json"] = json.dumps(table, ensure_ascii=False, separators=(",", ":"))  # the `counts` parameter
+    info["lines"] = counts.to_lines(table)  # the box's text
+    return info
+
+
 def _train(payload, progress):
-    documents = payload.get("documents")
-    if not isinstance(documents, list) or not all(isinstance(d, str) for d in documents):
-        raise RequestError("train needs payload.documents, a list of strings")
+    settings = _settings_from(payload)
+    table = _counts_table(payload, settings.special_tokens) if payload.get("counts") is not None else None
+    documents = payload.get("documents") if table is None else None
+    if table is None and (not isinstance(documents, list) or not all(isinstance(d, str) for d in documents)):
+        raise RequestError("train needs payload.documents, a list of strings, or payload.counts")
     _text(payload, "heldout", optional=True)
     _text(payload, "name", optional=True)
-    settings = _settings_from(payload)
     char_limit = payload.get("char_limit", CHAR_LIMIT)
-    # The same two functions as the CLI, so a cut text gives the same files there and here.
-    if payload.get("truncate"):
+    truncation = None
+    if table is not None:
+        char_limit = None  # a table trains whole: no character limit applies, as in the CLI
+    elif payload.get("truncate"):
+        # The same two functions as the CLI, so a cut text gives the same files there and here.
         documents, truncation = truncate_documents(documents, char_limit)
     else:
         check_char_limit(documents, char_limit, truncate="truncate: true", raise_limit="shorten the text")
-        truncation = None
     throttle = _Throttle(progress, "train")
     started = time.perf_counter()
-    result = train_corpus(documents, settings, on_progress=throttle, record=bool(payload.get("record")))
+    record = bool(payload.get("record"))
+    if table is not None:
+        result = train_corpus(counts=table, settings=settings, on_progress=throttle, record=record)
+        sample = " ".join(table)
+    else:
+        result = train_corpus(documents, settings, on_progress=throttle, record=record)
+        sample = "".join(result.documents)
     seconds = time.perf_counter() - started
     entry = _Entry(result.tokenizer, result=result, source="trained",
-                   text="".join(result.documents)[:SELF_CHECK_CHARS], heldout=payload.get("heldout") or "",
+                   text=sample[:SELF_CHECK_CHARS], heldout=payload.get("heldout") or "",
                    name=payload.get("name") or "", truncation=truncation)
     entry.char_limit = char_limit
     handle = _register(entry)
@@ -435,6 +476,7 @@ _HANDLERS = {
     "at_merges": _at_merges,
     "reference": _reference,
     "report": _report_request,
+    "counts_check": _counts_check,
 }
 
 
@@ -711,6 +753,8 @@ def _error_reply(error):
     else:
         message = str(error) or error.__class__.__name__
     reply = {"type": error.__class__.__name__, "message": message.translate(_BIDI)}
+    if isinstance(error, counts.CountsError) and isinstance(error.line, int):
+        reply["line"] = error.line  # the box marks the bad line
     if isinstance(error, artifacts.PretokenizerNeeded):
         reply["file"] = str(error.filename).translate(_BIDI)
         reply["choices"] = list(error.choices)

@@ -17,6 +17,7 @@ const ctx = { samples };
 const sample = (id) => samples.find((s) => s.id === id);
 const settings = (over = {}, id = null) => ({ ...baseSettings(id ? sample(id) : null), ...over });
 const EXACT = "line one\r\nline two\rlone CR\ttab\u0000NUL ế 🙂 \u202Eend";
+const COUNTS = '{"low":5,"2024":3,"1":1,"new york":2,"\\n":4}';
 
 // Every view, several states each: texts with CR, tab and NUL, samples with a setting set back to the
 // default, custom patterns, special tokens holding a comma and a newline, references, imported.
@@ -38,6 +39,11 @@ const CASES = [
   ["encode", "a sample on o200k", { ...STATES.encode.defaults(), tok: "o200k", text: "", sample: "kjv-genesis" }],
   ["vocab", "o200k, a search, page 3", { ...STATES.vocab.defaults(), tok: "o200k", q: "東京", page: 3 }],
   ["vocab", "trained, hex search", { ...STATES.vocab.defaults(), tok: "trained", kind: "hex", q: "E1 BA", training: { sample: "seed003-low-lower", settings: settings({}, "seed003-low-lower") } }],
+  // Word counts: a JSON object's text, whose order (keys a JS object would sort first, a newline, a space) survives.
+  ["train", "word counts in their order", { training: { counts: COUNTS, settings: settings({ size_mode: "merges", size: 12, pretokenizer: "whitespace" }) }, heldout: "" }],
+  ["train", "a counts sample", { training: { sample: "cs336-bpe-example", settings: settings({}, "cs336-bpe-example") }, heldout: "" }],
+  ["explore", "trained on word counts at step 4", { ...STATES.explore.defaults(), tok: "trained", training: { counts: COUNTS, settings: settings({ size: 270 }) }, step: 4 }],
+  ["compare", "trained@2 on word counts", { ...STATES.compare.defaults(), text: "the newest", panes: ["trained@2", "trained"], training: { counts: COUNTS, settings: settings({ size: 270 }) } }],
 ];
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);

@@ -85,7 +85,7 @@ export async function parseEmbedParams(raw, samples) {
   out.params = { ...params };  // every view's keys, for a view the host switches to later
   // A lesson's toy corpus, never an empty frame: the explorer and train widgets show seed 003 unless told otherwise.
   if ((out.view === "explorer" || out.view === "train") && params.sample === undefined && params.text === undefined
-      && !(out.view === "explorer" && params.tok !== undefined)) {
+      && params.counts === undefined && !(out.view === "explorer" && params.tok !== undefined)) {
     params.sample = DEFAULT_SAMPLE;
   }
   const read = module.fromParams(Object.fromEntries(Object.entries(params).filter(([key]) => module.KEYS.includes(key))), { samples });

@@ -228,7 +228,7 @@ function carriedState(toName) {
   const training = from.training ?? null;
   const recipe = training ?? (own ? { ...own, settings: STATES.train.defaults().training.settings } : null);
   if (toRoute === "train" && recipe) next.training = structuredClone(recipe);
-  if (toRoute === "explore" && recipe && (recipe.sample !== undefined || recipe.text || recipe.documents)
+  if (toRoute === "explore" && recipe && (recipe.sample !== undefined || recipe.text || recipe.documents || recipe.counts)
       && (next.tok === "" || next.tok === "trained")) {
     Object.assign(next, { tok: "trained", training: structuredClone(recipe) });
   }

@@ -16,7 +16,7 @@ import { WorkerClient } from "./worker-client.js";
 import { recipeKey } from "./share/recipe.js";
 import { toTrainSettings } from "./settings.js";
 import { separatorString } from "./text-input.js";
-import { sampleText } from "./samples.js";
+import { findSample, sampleText } from "./samples.js";
 
 const REFERENCE_NAMES = ["gpt2", "cl100k", "o200k"];
 
@@ -29,7 +29,7 @@ class Store extends EventTarget {
     this.tokenizers = new Map();  // handle -> description (the worker's _describe result)
     this.current = null;          // handle of the tokenizer the views show by default
     this.trained = null;          // handle of the latest trained tokenizer
-    this.training = null;         // {documents, settings, text} of the latest training run
+    this.training = null;         // {documents, settings, text, counts?, counts_format?} of the latest training run
     this.recipes = new Map();     // handle -> the recipe it was trained from (share/recipe.js), for links
     this._trainings = new Map();  // recipeKey -> promise of a handle, while it trains
     this.runs = 0;                // finished runs (train, import ...): #app[data-runs] for tests and scripts
@@ -220,12 +220,14 @@ class Store extends EventTarget {
    * `recipe` (share/recipe.js) is what a link to this tokenizer carries; store.recipeOf(handle) gives it back.
    */
   async train(documents, settings, { onProgress, recipe = null, ...extra } = {}) {
+    // extra.counts (with counts_format "lines" or "json") trains on word counts instead of the documents.
     const info = await this.request("train", { documents, settings, record: true, report: false, ...extra }, { onProgress });
     this.add(info);
     if (recipe) this.recipes.set(info.handle, structuredClone(recipe));
     const before = this.trained;
     this.trained = info.handle;
     this.training = { documents, settings, text: documents.join("") };
+    if (extra.counts !== undefined) Object.assign(this.training, { counts: extra.counts, counts_format: extra.counts_format });
     if (!this.current || this.current === before) this.setCurrent(info.handle);
     this._emit("trained", { handle: info.handle });
     return info;
@@ -255,9 +257,13 @@ class Store extends EventTarget {
     if (!this._trainings.has(key)) {
       const run = (async () => {
         const s = recipe.settings;
-        const documents = recipe.documents !== undefined ? recipe.documents
+        // Word counts: a counts sample's file (the box's lines) or a link's JSON object; Python reads and checks them.
+        const countsSample = recipe.sample !== undefined && (await findSample(recipe.sample))?.input === "counts";
+        const counts = countsSample ? { counts: await sampleText(recipe.sample), counts_format: "lines" }
+          : recipe.counts !== undefined ? { counts: recipe.counts, counts_format: "json" } : null;
+        const documents = counts ? [] : recipe.documents !== undefined ? recipe.documents
           : recipe.sample !== undefined ? [await sampleText(recipe.sample)] : [recipe.text];
-        if (!documents.length || documents.every((d) => typeof d !== "string" || d === "")) {
+        if (!counts && (!documents.length || documents.every((d) => typeof d !== "string" || d === ""))) {
           throw new Error("there is no text to train on: the link or lesson gives an empty text");
         }
         const train = toTrainSettings(s);
@@ -265,7 +271,7 @@ class Store extends EventTarget {
         if (separator) train.document_separator = separator;
         await this.ready;
         const info = await this.train(documents, train, {
-          recipe, truncate: true, char_limit: s.limit,
+          recipe, truncate: true, char_limit: s.limit, ...counts,
           name: recipe.sample ?? (recipe.documents ? "documents" : "your text"),
           onProgress: (p) => { if (p && p.total) say(`Training… ${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} merges`); },
         });

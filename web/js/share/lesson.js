@@ -2,7 +2,8 @@
 // state (share/states.js) with its text kept exactly:
 //
 //   {"format": "bpelab-lesson", "version": 1, "view": "explorer",
-//    "text": "…" | "sample": "seed003-low-lower" | "documents": ["…", …],   the training input
+//    "text": "…" | "sample": "seed003-low-lower" | "documents": ["…", …]    the training input
+//      | "counts": {"low": 5, "lower": 2},                                  (word counts, in order)
 //    "settings": {"size": 265, "pretokenizer": "gpt2", …},                   every training setting
 //    "state": {"step": 5, …}}                                                the view's own fields
 //
@@ -13,6 +14,7 @@
 // through the view's own fromParams, so a lesson and a link are checked by the same code.
 import { STATES, EMBED_ROUTES } from "./states.js";
 import { INPUTS, baseSettings, checkRecipe, settingsFromObject } from "./recipe.js";
+import { countsText, lessonCounts, stringifyLesson } from "./ordered-json.js";
 
 export const FORMAT = "bpelab-lesson";
 export const VERSION = 1;
@@ -36,7 +38,7 @@ export function makeLesson(view, state) {
 
 /** The file's bytes: UTF-8 JSON, two-space indented, newline at the end. */
 export function lessonBytes(lesson) {
-  return new TextEncoder().encode(`${JSON.stringify(lesson, null, 2)}\n`);
+  return new TextEncoder().encode(`${stringifyLesson(lesson)}\n`);
 }
 
 /** A file name for a lesson: bpe-lab-<view>.bpelab.json. */
@@ -56,11 +58,15 @@ export function readLesson(source, { samples = [], name = "the lesson" } = {}) {
     if (source.length > MAX_LESSON_BYTES) throw new LessonError(`${name} is ${Math.round(source.length / 1048576)} MB; a lesson file is at most ${MAX_LESSON_BYTES / 1048576} MB.`);
     try {
       lesson = JSON.parse(source);
+      if (lesson && typeof lesson === "object" && lesson.counts !== undefined) lesson.counts = lessonCounts(source);
     } catch (error) {
       throw new LessonError(`${name} is not JSON (${error.message}): a lesson file is the JSON that "Copy link" offers to download.`);
     }
   }
   const fail = (message) => { throw new LessonError(`${name}: ${message}`); };
+  if (lesson && typeof lesson === "object" && lesson.counts && typeof lesson.counts === "object" && !Array.isArray(lesson.counts)) {
+    lesson = { ...lesson, counts: countsText(lesson.counts) };  // an object from a `load` command: its own order
+  }
   if (!lesson || typeOf(lesson) !== "object") fail(`a lesson is a JSON object, got ${typeOf(lesson)}.`);
   if (lesson.format !== FORMAT) fail(`"format" must be "${FORMAT}", got ${JSON.stringify(lesson.format)?.slice(0, 40)}.`);
   if (lesson.version !== VERSION) fail(`"version" ${JSON.stringify(lesson.version)?.slice(0, 20)} is not one this site reads: it reads version ${VERSION}.`);
@@ -98,7 +104,8 @@ export function readLesson(source, { samples = [], name = "the lesson" } = {}) {
   // The training input goes in as the view's own key for it (documents as a stand-in text), then the
   // recipe read above (typed settings, the documents) replaces what the params gave.
   const prefix = route === "train" || route === "explore" ? "" : "train_";
-  if (input) params[`${prefix}${input === "documents" ? "text" : input}`] = input === "documents" ? "" : lesson[input];
+  const inputKey = input === "counts" ? "counts" : `${prefix}${input === "documents" ? "text" : input}`;
+  if (input) params[inputKey] = input === "documents" ? "" : lesson[input];
   if (input && route === "explore" && params.tok === "trained") delete params.tok;
   const read = module.fromParams(params, { samples });
   if (read.problems.length) fail(read.problems[0]);

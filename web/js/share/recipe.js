@@ -5,6 +5,8 @@
 //   {sample: "seed003-low-lower", settings}   a bundled sample (its own settings are the defaults)
 //   {text: "…", settings}                     one text, exactly as given (CR, tab, NUL kept)
 //   {documents: ["…", "…"], settings}         several documents (opened files): lesson files only
+//   {counts: '{"low":5,"lower":2}', settings} word counts: a JSON object's text, in its order (each
+//                                             piece one pre-token; Python reads and checks it)
 //   {settings}                                no input yet
 //
 // `settings` has settings.js's long names (size_mode, size, pretokenizer, …, id_layout, limit).
@@ -15,7 +17,7 @@
 import { DEFAULTS, PRETOKENIZERS, TIE_BREAKS, SEPARATORS, ID_LAYOUTS, MAX_VOCAB, KEYS } from "../settings.js";
 import { DEFAULT_CHAR_LIMIT, findLoneSurrogate } from "../text-input.js";
 
-export const INPUTS = ["sample", "text", "documents"];
+export const INPUTS = ["sample", "text", "documents", "counts"];
 // Settings names and their short keys, without "sample" (an input here, not a setting).
 export const SETTING_KEYS = Object.fromEntries(Object.entries(KEYS).filter(([name]) => name !== "sample"));
 export const SETTING_PARAMS = Object.values(SETTING_KEYS);
@@ -147,6 +149,7 @@ export function recipeParams(recipe, { prefix = "", samples = [], withInput = tr
   if (withInput) {
     if (recipe.sample !== undefined) params[`${prefix}sample`] = recipe.sample;
     else if (recipe.text !== undefined) params[`${prefix}text`] = recipe.text;
+    else if (recipe.counts !== undefined) params.counts = recipe.counts;  // one name in every view: only training takes counts
     else if (recipe.documents !== undefined) notes.push(`the ${recipe.documents.length} opened files (a link holds one text; a lesson file holds them all)`);
   }
   return { params, notes };
@@ -159,9 +162,14 @@ export function recipeParams(recipe, { prefix = "", samples = [], withInput = tr
  *   fallback: an input ({sample} or {text}) to use when the params name none (the view's own text).
  */
 export function readRecipe(params, { prefix = "", samples = [], fallback = null, problems }) {
-  const given = ["sample", "text"].filter((kind) => params[`${prefix}${kind}`] !== undefined);
-  if (given.length > 1) problems.push(`Give only one of ${prefix}sample, ${prefix}text and ${prefix}z; got ${prefix}sample and ${prefix}text.`);
-  let input = given.length ? { [given[0]]: String(params[`${prefix}${given[0]}`]) } : fallback;
+  const key = (kind) => (kind === "counts" ? "counts" : `${prefix}${kind}`);
+  const given = ["sample", "text", "counts"].filter((kind) => params[key(kind)] !== undefined);
+  if (given.length > 1) {
+    problems.push(given.includes("counts")
+      ? `Give only one of ${prefix}sample, ${prefix}text (or ${prefix}z) and counts; got ${given.map(key).join(" and ")}.`
+      : `Give only one of ${prefix}sample, ${prefix}text and ${prefix}z; got ${prefix}sample and ${prefix}text.`);
+  }
+  let input = given.length ? { [given[0]]: String(params[key(given[0])]) } : fallback;
   let sample = null;
   if (input?.sample !== undefined) {
     sample = samples.find((s) => s.id === input.sample) || null;
@@ -169,6 +177,10 @@ export function readRecipe(params, { prefix = "", samples = [], fallback = null,
       problems.push(`There is no sample ${quote(clip(input.sample))}. The bundled samples are: ${samples.map((s) => s.id).join(", ")}.`);
       input = null;
     }
+  }
+  if (input?.counts !== undefined && !/^\s*\{/.test(input.counts)) {
+    problems.push(`counts=${quote(clip(input.counts))} must be a JSON object of word counts, such as {"low":5,"lower":2}.`);
+    input = null;
   }
   if (input?.text !== undefined) {
     const where = findLoneSurrogate(input.text);
@@ -189,6 +201,9 @@ export function checkRecipe(recipe, where, problems) {
   if (kinds.length > 1) problems.push(`${where} gives ${kinds.join(" and ")}: give only one.`);
   if (recipe.text !== undefined && typeof recipe.text !== "string") problems.push(`${where}.text must be a string, got ${typeof recipe.text}.`);
   if (recipe.sample !== undefined && typeof recipe.sample !== "string") problems.push(`${where}.sample must be a sample id (a string).`);
+  if (recipe.counts !== undefined && (typeof recipe.counts !== "string" || !/^\s*\{/.test(recipe.counts))) {
+    problems.push(`${where}.counts must be a JSON object of word counts, such as {"low": 5, "lower": 2}.`);
+  }
   if (recipe.documents !== undefined && !(Array.isArray(recipe.documents) && recipe.documents.every((d) => typeof d === "string"))) {
     problems.push(`${where}.documents must be a list of strings.`);
   }

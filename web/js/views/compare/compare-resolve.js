@@ -50,11 +50,12 @@ export async function resolveSpec(spec, { onProgress, trained = store.trained } 
   const base = trainedOrThrow(trained);
   const key = `${base}|${spec}`;
   if (!altRuns.has(key)) {
-    const { documents, settings } = store.training || {};
+    const { documents, settings, counts, counts_format: countsFormat } = store.training || {};
     if (!documents) throw new PaneError("The training text is not known here: train in the Train view first.");
     const changed = { ...settings, vocab_size: p.size, num_merges: null, pretokenizer: p.pre, pattern: null, tie_break: p.tie };
     const listeners = new Set();
-    const promise = store.request("train", { documents, settings: changed, report: false, name: spec },
+    const input = counts !== undefined ? { counts, counts_format: countsFormat } : {};  // word counts train as word counts
+    const promise = store.request("train", { documents, ...input, settings: changed, report: false, name: spec },
       { onProgress: (progress) => { for (const listener of listeners) listener(progress); } })
       .then((info) => { info.alt = true; return store.add(info); });
     promise.catch(() => altRuns.delete(key));

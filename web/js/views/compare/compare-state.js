@@ -14,7 +14,7 @@ import { DEFAULT_PANES, MAX_PANES, parseSpec, isTrainedSpec } from "./compare-sp
 
 export const POLICIES = ["raise", "allow", "text"];
 export const DEFAULT_TEXT = "Xin chào thế giới";
-export const KEYS = ["panes", "policy", "ws", "text", "sample", "lang", "train_sample", "train_text", ...SETTING_PARAMS];
+export const KEYS = ["panes", "policy", "ws", "text", "sample", "lang", "train_sample", "train_text", "counts", ...SETTING_PARAMS];
 export const FIELDS = { text: "string", sample: "string", panes: "list", policy: "string", ws: "boolean", lang: "string" };
 
 export function defaults() {
@@ -83,7 +83,7 @@ export function fromParams(params, { samples = [] } = {}) {
     state.text = String(params.text);
   }
   // No training input and no setting: the trained panes show the tokenizer trained last on this page.
-  if (needsTraining(state.panes) && (params.train_sample !== undefined || params.train_text !== undefined || hasSettings(params))) {
+  if (needsTraining(state.panes) && (params.train_sample !== undefined || params.train_text !== undefined || params.counts !== undefined || hasSettings(params))) {
     state.training = readRecipe(params, { samples, problems, prefix: "train_", fallback: ownInput(state) });
   }
   return { state, problems };

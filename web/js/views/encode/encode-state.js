@@ -13,7 +13,7 @@ import { readRecipe, recipeParams, hasSettings, SETTING_PARAMS } from "../../sha
 export const POLICIES = ["raise", "allow", "text"];
 export const REFERENCES = ["gpt2", "cl100k", "o200k"];
 export const EXAMPLE = "Hello world! A naïve café in Hà Nội 🙂";
-export const KEYS = ["tok", "panes", "policy", "ws", "text", "sample", "train_sample", "train_text", ...SETTING_PARAMS];
+export const KEYS = ["tok", "panes", "policy", "ws", "text", "sample", "train_sample", "train_text", "counts", ...SETTING_PARAMS];
 export const FIELDS = { tok: "string", policy: "string", ws: "boolean", text: "string", sample: "string" };
 const HANDLE = /^t\d{1,9}$/;
 
@@ -68,7 +68,7 @@ export function fromParams(params, { samples = [] } = {}) {
     state.text = String(params.text);
   }
   // No training input and no setting: the tokenizer trained last on the page (training: null).
-  if (state.tok === "trained" && (params.train_sample !== undefined || params.train_text !== undefined || hasSettings(params))) {
+  if (state.tok === "trained" && (params.train_sample !== undefined || params.train_text !== undefined || params.counts !== undefined || hasSettings(params))) {
     state.training = readRecipe(params, { samples, problems, prefix: "train_", fallback: ownInput(state) });
   }
   return { state, problems };

@@ -6,7 +6,7 @@
 //        (none named: the app shows the tokenizer trained last, if any), or "unsaved" (one made
 //        in the app that no link can name, such as a second configuration from Compare)
 //
-// Params: `sample` or `text` and the settings' short keys (tok=trained is then implied), or
+// Params: `sample`, `text` or `counts` (word counts, a JSON object) and the settings' short keys (tok=trained is then implied), or
 // `tok`; `step`, `predict=1`, `speed` (steps per second), `at` (the text window's first
 // character), `trace` (the encode trace's text).
 import { readRecipe, recipeParams, hasSettings, SETTING_PARAMS } from "../../share/recipe.js";
@@ -14,7 +14,7 @@ import { readRecipe, recipeParams, hasSettings, SETTING_PARAMS } from "../../sha
 export const REFERENCES = ["gpt2", "cl100k", "o200k"];
 export const SPEEDS = [0.5, 1, 2, 4, 8, 16];
 export const DEFAULT_TRACE = "lowest";
-export const KEYS = ["tok", "sample", "text", ...SETTING_PARAMS, "step", "predict", "speed", "at", "trace"];
+export const KEYS = ["tok", "sample", "text", "counts", ...SETTING_PARAMS, "step", "predict", "speed", "at", "trace"];
 export const FIELDS = { tok: "string", step: "number", predict: "boolean", speed: "number", at: "number", trace: "string" };
 const TOKS = ["trained", ...REFERENCES, "imported"];
 const MAX_STEP = 1_000_000;
@@ -49,7 +49,7 @@ const whole = (value, hi) => (/^\d{1,10}$/.test(value) && Number(value) <= hi ? 
 export function fromParams(params, { samples = [] } = {}) {
   const problems = [];
   const state = defaults();
-  const hasInput = params.sample !== undefined || params.text !== undefined;
+  const hasInput = params.sample !== undefined || params.text !== undefined || params.counts !== undefined;
   if (params.tok !== undefined) {
     if (!TOKS.includes(params.tok)) problems.push(`tok=${JSON.stringify(String(params.tok).slice(0, 40))} is not a tokenizer the explorer knows: use ${TOKS.join(", ")}.`);
     else state.tok = params.tok;

@@ -1,7 +1,8 @@
 // The explorer's window on the training text: one span per character, built when the window
 // moves; each step only changes classes (token starts, alternating shades), so tokens fuse in
 // place. Python encodes only the window's pre-tokens at step k and sends token groups
-// [first, end, [ids]] (tokens that split a character share a group).
+// [first, end, [ids]] (tokens that split a character share a group). Trained on word counts,
+// the window is the pieces, one a line, each followed by its count ([first, end, count]).
 import { el } from "../../dom.js";
 
 const SHOWN = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
@@ -64,6 +65,7 @@ export class TextWindow {
     this.later.disabled = win.end >= win.length;
     const chars = [];
     const nodes = [];
+    const counts = new Map((win.counts || []).map(([, end, count]) => [end, count]));  // piece end -> its count
     for (const ch of win.text) {  // code points, as Python counts them
       const span = document.createElement("span");
       span.dataset.i = String(chars.length);
@@ -76,6 +78,10 @@ export class TextWindow {
       chars.push(span);
       nodes.push(span);
       if (ch === "\n") nodes.push(document.createElement("br"));
+      const count = counts.get(chars.length);
+      if (count !== undefined) {
+        nodes.push(el("span", { className: "piece-count" }, ` × ${count.toLocaleString("en-US")}`), document.createElement("br"));
+      }
     }
     this.chars = chars;
     this.body.replaceChildren(...nodes);

@@ -15,6 +15,7 @@ const IDS = {
   clearText: "clear-text", undoBar: "undo-bar", undoText: "undo-text", undo: "undo",
   fileList: "file-list", textDrop: "text-drop", text: "text", textPanel: "text-panel",
   textNote: "text-note", heldoutNote: "heldout-note",
+  countsPanel: "counts-panel", counts: "counts", countsStatus: "counts-status", countsError: "counts-error",
   counter: "counter", charCount: "char-count", charLimit: "char-limit", docCount: "doc-count",
   overBadge: "over-badge", textError: "text-error", heldout: "heldout",
   form: "settings", size: "size", sizeLabel: "size-label", sizeHint: "size-hint",

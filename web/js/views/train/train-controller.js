@@ -7,7 +7,8 @@ import { count, fmt, show, hide } from "../../dom.js";
 import { countChars, findLoneSurrogate, loneSurrogateMessage, separatorString } from "../../text-input.js";
 import { validate, toTrainSettings } from "../../settings.js";
 import { initForm, readForm, writeForm, checkPatternSoon } from "./train-form.js";
-import { initText, textDocuments } from "./train-text.js";
+import { initText, textDocuments, setSample, updateCounter } from "./train-text.js";
+import { initCounts, inputKind, setInputKind, setCountsText, countsPayload, showCountsError } from "./train-counts.js";
 import { initResults, replaceCurrent, renderResults, renderReport, renderVocab } from "./train-results.js";
 import { initExport, exportCurrent, exportAfterRun, importFiles } from "./train-export.js";
 
@@ -26,6 +27,16 @@ export async function startTraining() {
   if (problems.length) {
     show(ui.settingsError, problems.join("\n"), "error");
     return problems.join(" ");
+  }
+  if (inputKind() === "counts") {
+    hide(ui.countsError);
+    if (!ui.counts.value.trim()) {
+      const message = "Word counts: the box is empty; write one piece and its count per line, such as low 5.";
+      showCountsError({ message });
+      ui.counts.focus();
+      return message;
+    }
+    return runTraining([], null, countsPayload());  // Python reads the lines; a bad one comes back with its number
   }
   for (const [node, exact, what] of [[ui.text, state.text, "The training text"], [ui.heldout, state.heldout, "The held-out text"]]) {
     const where = findLoneSurrogate(exact.value);
@@ -113,16 +124,17 @@ export function currentRecipe() {
   const { sample: _sample, ...settings } = state.settings;
   const recipe = { settings: structuredClone(settings) };
   if (state.sample) recipe.sample = state.sample.id;
+  else if (inputKind() === "counts") { if (state.countsJson) recipe.counts = state.countsJson; }  // as Python last read the box
   else if (state.files.length) recipe.documents = textDocuments();
   else if (state.text.value) recipe.text = state.text.value;
   return recipe;
 }
 
-export async function runTraining(documents, truncation) {
+export async function runTraining(documents, truncation, counts = null) {
   const settings = state.settings;
   const recipe = currentRecipe();
   const separator = separatorString(settings.separator, settings.separator_text);
-  beginRun("train", "Pre-tokenizing the text…");
+  beginRun("train", counts ? "Reading the word counts…" : "Pre-tokenizing the text…");
   const started = performance.now();
   try {
     const info = await store.train(documents, { ...toTrainSettings(settings), document_separator: separator || null }, {
@@ -131,7 +143,8 @@ export async function runTraining(documents, truncation) {
       truncate: Boolean(truncation?.truncate),
       char_limit: settings.limit,
       recipe,
-      name: state.sample ? state.sample.id : state.files.length ? state.files.map((f) => f.name).join("+") : "pasted text",
+      ...counts,
+      name: state.sample ? state.sample.id : counts ? "word counts" : state.files.length ? state.files.map((f) => f.name).join("+") : "pasted text",
     });
     info.wallSeconds = (performance.now() - started) / 1000;
     replaceCurrent(info);
@@ -154,6 +167,7 @@ export async function runTraining(documents, truncation) {
       show(ui.runMessage, "Training was cancelled. Python was restarted; your text and settings are unchanged.", "");
     } else if (error.type !== "WorkerCrashed" && error.type !== "fatal") {
       show(ui.runMessage, `Training failed: ${error.message}`, "error");
+      if (error.type === "CountsError") showCountsError(error);
     }
     return error.type === "Cancelled" ? "training was cancelled" : error.message;
   }
@@ -217,7 +231,14 @@ export function initTrain() {
     showSettings: writeForm,
     onTextChanged: () => { if (state.pendingTruncation) dismissLimitDialog(); },
     onTextInput: () => { if (state.settings.pretokenizer === "custom") checkPatternSoon(); },
+    // A sample is text or word counts: it goes in its own box, and the switch follows it.
+    showSampleInput: (sample, text) => {
+      if (sample.input === "counts") { setInputKind("counts"); setCountsText(text); return; }
+      setInputKind("text");
+      state.text.value = text;
+    },
   });
+  initCounts({ onInput: () => { if (state.sample) setSample(null); if (state.pendingTruncation) dismissLimitDialog(); updateCounter(); } });
   initForm({ restartPython, onLayoutChange: () => { if (state.current) exportCurrent({ keepFocus: true }); } });
   initResults();
   initExport({ beginRun, endRun, showTokenizer: (info) => { replaceCurrent(info); renderResults(); } });

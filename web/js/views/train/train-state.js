@@ -2,12 +2,12 @@
 //
 //   {training: {sample | text | documents, settings}, heldout: ""}
 //
-// Params: `sample` or `text` (z= when compressed), the settings' short keys (settings.js),
+// Params: `sample`, `text` (z= when compressed) or `counts` (word counts, a JSON object), the settings' short keys (settings.js),
 // `heldout` (the held-out text). Several opened files travel only in a lesson file.
 import { baseSettings, readRecipe, recipeParams, SETTING_PARAMS } from "../../share/recipe.js";
 import { findLoneSurrogate } from "../../text-input.js";
 
-export const KEYS = ["sample", "text", ...SETTING_PARAMS, "heldout"];
+export const KEYS = ["sample", "text", "counts", ...SETTING_PARAMS, "heldout"];
 export const FIELDS = { heldout: "string" };
 
 export function defaults() {

@@ -6,6 +6,10 @@ import { countChars, readTextFiles, separatorString, TextInputError } from "../.
 import { ExactText } from "../../components/exact-text.js";
 import { loadSamples, sampleText } from "../../samples.js";
 import { DEFAULTS } from "../../settings.js";
+import { embedCode } from "../../share/share.js";
+import { lessonName } from "../../share/lesson.js";
+
+const GALLERY = "From the textbooks";  // samples/index.json's group of published worked examples
 
 // The controller's callbacks, given to initText: the form shows new settings; a text change closes its question.
 let hooks = null;
@@ -139,10 +143,31 @@ export function setSample(sample) {
   ui.sample.value = sample.id;
   state.settings.sample = sample.id;
   clear(ui.sampleInfo);
-  ui.sampleInfo.append(el("strong", { text: sampleLabel(sample) }), ` · ${sample.language} · ${fmt(sample.chars)} characters`);
+  const size = sample.input === "counts"
+    ? `${fmt(sample.pieces)} words with counts (${fmt(sample.occurrences)} in all)` : `${fmt(sample.chars)} characters`;
+  ui.sampleInfo.append(el("strong", { text: sampleLabel(sample) }), ` · ${sample.language} · ${size}`);
   if (sample.note) ui.sampleInfo.append(el("br"), sample.note);
-  ui.sampleInfo.append(el("br"), el("span", { className: "source", text: `Source: ${sample.source} · Licence: ${sample.licence}` }));
+  const where = [sample.source, sample.section, sample.link].filter(Boolean).join(", ");
+  ui.sampleInfo.append(el("br"), el("span", { className: "source", text: `Source: ${where} · Licence: ${sample.licence}` }));
+  if (sample.group === GALLERY) ui.sampleInfo.append(el("br"), embedButton(sample));
   ui.sampleInfo.hidden = false;
+}
+
+/** A gallery item's one-click embed code: the widget of its view, with the sample and its settings. */
+function embedButton(sample) {
+  const status = el("span", { className: "hint", role: "status" });
+  const button = el("button", { type: "button", className: "secondary", "data-embed-sample": sample.id, onclick: async () => {
+    const params = { sample: sample.id, ...(sample.tokenizer ? { tok: sample.tokenizer } : {}) };
+    const view = sample.view || "explorer";
+    const made = embedCode({ view, params, documents: false, lessonName: lessonName(view) }, location.href);
+    try {
+      await navigator.clipboard.writeText(made.code);
+      status.textContent = " Copied: paste it into a course page.";
+    } catch (error) {
+      status.textContent = ` Could not copy (${error.message}): ${made.code}`;
+    }
+  } }, "Copy embed code");
+  return el("span", {}, button, status);
 }
 
 async function listSamples() {
@@ -183,7 +208,7 @@ async function loadSample(id, { applySettings = true } = {}) {
     ui.sample.value = state.sample?.id || "";
     return;
   }
-  state.text.value = text;
+  hooks.showSampleInput(sample, text);  // the text box, or the word-counts box for a counts sample
   state.files = [];
   textChanged();
   renderFiles();
@@ -234,8 +259,8 @@ function dropZone(zone, onFiles) {
   });
 }
 
-export function initText({ onTextInput, importFiles, showSettings, onTextChanged }) {
-  hooks = { showSettings, onTextChanged };
+export function initText({ onTextInput, importFiles, showSettings, onTextChanged, showSampleInput }) {
+  hooks = { showSettings, onTextChanged, showSampleInput };
   state.samplesReady = new Promise((resolve) => { state.samplesLoaded = resolve; });
   dropZone(ui.textDrop, addFiles);
   dropZone(ui.importDrop, importFiles);

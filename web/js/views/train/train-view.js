@@ -11,6 +11,7 @@ import { show } from "../../dom.js";
 import { fromHash } from "../../settings.js";
 import { initTrain, startTraining, currentRecipe } from "./train-controller.js";
 import { updateCounter, textChanged, setSample, pickSample, renderFiles } from "./train-text.js";
+import { setInputKind, showCountsJson } from "./train-counts.js";
 import { writeForm, checkPatternSoon } from "./train-form.js";
 import { updateZipButton } from "./train-export.js";
 import { loneSurrogateProblem } from "../../components/exact-text.js";
@@ -108,7 +109,11 @@ class TrainView extends HTMLElement {
       const sample = state.samples.find((s) => s.id === training.sample);
       // As after a pick: another sample picked later puts the settings the user left alone back to the defaults.
       state.preset = sample?.settings ? { ...sample.settings } : null;
+    } else if (training.counts !== undefined) {
+      setSample(null);
+      await showCountsJson(training.counts);  // Python reads the object (in its order) back into the box's lines
     } else if (training.text !== undefined || training.documents !== undefined) {
+      setInputKind("text");
       const documents = training.documents ?? [];
       state.files = documents.map((text, i) => ({ name: `document ${i + 1}`, text, chars: countChars(text) }));
       renderFiles();

@@ -9,7 +9,7 @@
 import { readRecipe, recipeParams, SETTING_PARAMS } from "../../share/recipe.js";
 
 export const KINDS = ["text", "hex", "id"];
-export const KEYS = ["tok", "kind", "q", "page", "train_sample", "train_text", ...SETTING_PARAMS];
+export const KEYS = ["tok", "kind", "q", "page", "train_sample", "train_text", "counts", ...SETTING_PARAMS];
 export const FIELDS = { tok: "string", kind: "string", q: "string", page: "number" };
 const TOKS = ["gpt2", "cl100k", "o200k", "trained"];
 const HANDLE = /^t\d{1,9}$/;
@@ -57,7 +57,7 @@ export function fromParams(params, { samples = [] } = {}) {
     else problems.push(`page=${JSON.stringify(String(params.page).slice(0, 20))} must be a whole number of at least 1.`);
   }
   // Without a training input: the tokenizer trained last on the page (training: null).
-  if (state.tok === "trained" && (params.train_sample !== undefined || params.train_text !== undefined)) {
+  if (state.tok === "trained" && (params.train_sample !== undefined || params.train_text !== undefined || params.counts !== undefined)) {
     state.training = readRecipe(params, { samples, problems, prefix: "train_" });
   }
   return { state, problems };
