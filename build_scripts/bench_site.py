@@ -116,7 +116,7 @@ worker.onmessage = ({ data }) => {
 };
 """,
     "bench/floor-worker.js": """import { loadPyodide } from "../pyodide/pyodide.mjs";
-import { snapshotHeaderLength, xorDataSegments } from "../js/snapshot-delta.js";
+import { dataImage, snapshotHeaderLength, xorImage } from "../js/snapshot-delta.js";
 const site = new URL("../", import.meta.url);
 const build = await (await fetch(new URL("build.json", site))).json();
 const inflated = new Response((await fetch(new URL(build.snapshot.file, site))).body
@@ -124,7 +124,7 @@ const inflated = new Response((await fetch(new URL(build.snapshot.file, site))).
 const memory = new Uint8Array(await inflated.arrayBuffer());
 const wasm = new Uint8Array(await (await fetch(new URL("pyodide/pyodide.asm.wasm", site))).arrayBuffer());
 // Builds before issue 23 stored the memory as it is; since, XOR-ed with the wasm's data segments.
-if (build.snapshot.format) xorDataSegments(memory.subarray(snapshotHeaderLength(memory)), wasm);
+if (build.snapshot.format) xorImage(memory.subarray(snapshotHeaderLength(memory)), dataImage(wasm));
 const stdlib = build.snapshot.stdlib_file ? new URL(build.snapshot.stdlib_file, site).href : undefined;
 for (const url of ["pyodide/pyodide.asm.mjs", stdlib || "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json"]) {
   await (await fetch(new URL(url, site))).arrayBuffer();  // into the HTTP cache: no download is timed below

@@ -34,7 +34,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import path from "node:path";
-import { dataChecksum, dataSegments, snapshotHeaderLength, xorDataSegments } from "../web/js/snapshot-delta.js";
+import { dataImage, imageChecksum, snapshotHeaderLength, xorImage } from "../web/js/snapshot-delta.js";
 
 const [pyodideDir, zipPath, outPath, stdlibOutPath, packageSha256] = process.argv.slice(2);
 if (!pyodideDir || !zipPath || !outPath || !stdlibOutPath || !packageSha256) {
@@ -172,10 +172,10 @@ gc.collect()
 const zeroed = zeroFreeMemory(pyodide._module);
 const snapshot = pyodide.makeMemorySnapshot();
 const wasm = new Uint8Array(readFileSync(path.join(indexURL, "pyodide.asm.wasm")));
-const section = dataSegments(wasm);
+const image = dataImage(wasm);
 const headerLength = snapshotHeaderLength(snapshot);
 if (headerLength === null) throw new Error("makeMemorySnapshot() returned no Pyodide 314 snapshot: see SNAPSHOT_MAGIC");
-xorDataSegments(snapshot.subarray(headerLength), wasm, section);
+xorImage(snapshot.subarray(headerLength), image);
 // Level 6: level 9 took three times as long for under 1% fewer bytes.
 const gz = gzipSync(snapshot, { level: 6 });
 writeFileSync(outPath, gz);
@@ -185,7 +185,7 @@ console.log(JSON.stringify({
   ...info,
   stdlib: stdlib.modules,
   stdlib_names: stdlib.names,
-  wasm_data_checksum: dataChecksum(wasm, section),
+  wasm_data_checksum: imageChecksum(image),
   raw_bytes: snapshot.length,
   zeroed_bytes: zeroed,
   gz_bytes: gz.length,

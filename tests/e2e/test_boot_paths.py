@@ -379,6 +379,8 @@ def test_a_reload_fetches_no_hashed_file_and_revalidates_the_rest(playwright, si
         assert boot(page, url)["versions"]["boot"] == "snapshot"
         first = dict(seen)
         assert first["/" + build_info["snapshot"]["file"]] == 200
+        # The snapshot loader asks for the wasm too (issue 23): the browser's cache answers it, one download.
+        assert seen.count(("/pyodide/pyodide.asm.wasm", 200)) == 1, seen
         seen.clear()
         page.reload()
         assert page.evaluate(BOOT_JS)["versions"]["boot"] == "snapshot"

@@ -58,6 +58,9 @@ BATTERY_JS = """async ([seed, text]) => {
   await ask("explore_token", { handle: h, id: info.merges[2][2] });
   await ask("explore_trace", { handle: h, text: "lowest" });
   await ask("explore_judge", { handle: h, step: 0, pair: [info.merges[0][0], info.merges[0][1]] });
+  await ask("counts_check", { counts: "low 5\\nlower 2\\nnewest 6\\nwidest 3", counts_format: "lines" });
+  await ask("counts_check", { counts: JSON.stringify({ "low": 5, "wïdest": 3 }), counts_format: "json" });
+  await ask("train", { counts: "low 5\\nlower 2\\nnewest 6\\nwidest 3", settings: { num_merges: 5, pretokenizer: "whitespace" } });
   await ask("drop", { handle: imported.handle });
   return { sent, steps: step.view ? true : false };
 }"""

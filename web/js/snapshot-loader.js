@@ -2,12 +2,12 @@
 // inflates it, on a thread of its own, while the boot worker starts Pyodide's runtime
 // (issue 16). The file holds the memory XOR-ed with pyodide.asm.wasm's data segments
 // (issue 23, js/snapshot-delta.js): this worker also fetches the wasm, which the runtime is
-// downloading at the same moment (the browser's cache serves the second request from the
-// first; bench_site.py counts one download), and XORs the segments back in.
+// downloading too (the browser's cache serves the second request from the first: bench_site.py
+// counts one download), and XORs the segments back in.
 // In:  {url, bytes, wasmURL, checksum}  the snapshot's address and inflated length, the wasm's
-//      address and its data section's checksum (build.json `snapshot`)
-// Out: {ok: true, buffer} (transferred) | {ok: false, message}
-import { dataChecksum, dataSegments, snapshotHeaderLength, xorDataSegments } from "./snapshot-delta.js";
+//      address and the checksum of its data image (build.json `snapshot`)
+// Out: {ok: true, buffer (transferred), times: {inflated, wasm, xored}} | {ok: false, message}
+import { dataImage, imageChecksum, snapshotHeaderLength, xorImage } from "./snapshot-delta.js";
 
 async function download(url) {
   const response = await fetch(url);
@@ -17,8 +17,6 @@ async function download(url) {
 
 self.onmessage = async ({ data: { url, bytes, wasmURL, checksum } }) => {
   try {
-    const wasmReady = download(wasmURL).then((response) => response.arrayBuffer());
-    wasmReady.catch(() => {});  // awaited below; an early failure must not go unhandled
     const response = await download(url);
     const memory = new Uint8Array(bytes);
     const reader = response.body.pipeThrough(new DecompressionStream("gzip")).getReader();
@@ -31,15 +29,21 @@ self.onmessage = async ({ data: { url, bytes, wasmURL, checksum } }) => {
       filled += value.byteLength;
     }
     if (filled !== bytes) throw new Error(`it has ${filled} bytes, not the ${bytes} the build made`);
+    const inflated = performance.timeOrigin + performance.now();
     const headerLength = snapshotHeaderLength(memory);
     if (headerLength === null) throw new Error("it is not a Pyodide memory snapshot");
-    const wasm = new Uint8Array(await wasmReady);
-    const section = dataSegments(wasm);
-    if (dataChecksum(wasm, section) !== checksum) {
+    // Asked only now, long after the runtime asked: the browser makes this request wait for that
+    // download and answers from its cache. Asked first, it would hold up the runtime's streaming compile.
+    const wasm = new Uint8Array(await (await download(wasmURL)).arrayBuffer());
+    const wasmArrived = performance.timeOrigin + performance.now();
+    const image = dataImage(wasm);
+    if (imageChecksum(image) !== checksum) {
       throw new Error("it was made against another pyodide.asm.wasm (its data section differs)");
     }
-    xorDataSegments(memory.subarray(headerLength), wasm, section);
-    self.postMessage({ ok: true, buffer: memory.buffer }, [memory.buffer]);
+    xorImage(memory.subarray(headerLength), image);
+    // When each step ended, on the common clock (performance.timeOrigin + now): for the bench and the console.
+    const times = { inflated, wasm: wasmArrived, xored: performance.timeOrigin + performance.now() };
+    self.postMessage({ ok: true, buffer: memory.buffer, times }, [memory.buffer]);
   } catch (error) {
     self.postMessage({ ok: false, message: String(error && error.message ? error.message : error) });
   }

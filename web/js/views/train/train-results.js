@@ -40,7 +40,10 @@ export function renderResults() {
   const nSpecial = Object.keys(info.special_tokens).length;
   const parts = [];
   if (info.source === "trained") {
-    parts.push(`Learned ${count(info.n_merges, "merge")} in ${info.seconds.toFixed(2)} s from ${count(info.corpus.documents, "document")} ` +
+    const from = info.input === "counts"  // word counts: the table's pieces and how often they occur in all
+      ? `${count(info.corpus.pieces, "counted piece")}, ${fmt(info.corpus.occurrences)} in all`
+      : count(info.corpus.documents, "document");
+    parts.push(`Learned ${count(info.n_merges, "merge")} in ${info.seconds.toFixed(2)} s from ${from} ` +
       `(${fmt(info.corpus.characters)} characters, ${fmt(info.corpus.bytes)} bytes); stopped because ${STOP_REASONS[info.stop_reason] || info.stop_reason}.`);
   } else {
     parts.push(`Imported ${info.name}: ${count(info.n_merges, "merge")}.`);
