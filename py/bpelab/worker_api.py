@@ -57,6 +57,17 @@ def _register(entry):
     return handle
 
 
+def lookup(handle):
+    """(Tokenizer, TrainResult or None) under a handle, or None: for the notebook widgets,
+    whose kernel is this same Python.
+
+    >>> lookup("t0") is None
+    True
+    """
+    entry = _REGISTRY.get(handle)
+    return None if entry is None else (entry.tokenizer, entry.result)
+
+
 def _entry(payload):
     handle = payload.get("handle")
     if not isinstance(handle, str) or handle not in _REGISTRY:

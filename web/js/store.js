@@ -50,10 +50,21 @@ class Store extends EventTarget {
     this.dispatchEvent(new CustomEvent(type, { detail }));
   }
 
+  /**
+   * The transport. A client has the worker client's interface: request(type, payload, {onProgress}),
+   * cancel(reason), restart(reason), ready, versions, and calls the hooks below. The Pyodide worker
+   * is the default; a notebook widget passes its kernel's comm (notebook/kernel-client.js) before start().
+   */
+  useClient(makeClient) {
+    if (this.client) throw new Error("the store's client is chosen before it starts");
+    this._makeClient = makeClient;
+  }
+
   /** Start the worker (once). The embed may wait for a click before calling it. */
   start() {
     if (this.client) return this.ready;
-    this.client = new WorkerClient(new URL("./worker.js", import.meta.url), {
+    const makeClient = this._makeClient || ((hooks) => new WorkerClient(new URL("./worker.js", import.meta.url), hooks));
+    this.client = makeClient({
       onBoot: (message) => {
         this.bootStages.push(message.stage);
         this._emit("boot", message);
@@ -112,6 +123,16 @@ class Store extends EventTarget {
   countRun() {
     this.runs += 1;
     this._emit("run", { runs: this.runs });
+  }
+
+  /** Stop the running request (Cancel). A worker is replaced, so every handle is forgotten; a kernel keeps them. */
+  cancel(reason = "cancelled") {
+    if (this.client && this.client.cancelKeepsHandles) {
+      this.client.cancel(reason);
+      this.end();
+      return this.ready;
+    }
+    return this.restart(reason);
   }
 
   /** Stop the worker wherever it is and start a fresh one: every handle is forgotten. */

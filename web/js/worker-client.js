@@ -125,6 +125,11 @@ export class WorkerClient {
 
   get busy() { return this.pending.size > 0; }
 
+  /** Cancel the running request: Python in a worker cannot be interrupted, so the worker is replaced. */
+  cancel(reason = "cancelled") {
+    return this.restart(reason);
+  }
+
   /**
    * Stop whatever runs now and boot a fresh worker. Python cannot be
    * interrupted without COOP/COEP headers, so terminate() is the dependable cancel.

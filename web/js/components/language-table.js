@@ -66,7 +66,9 @@ class LanguageTable extends HTMLElement {
     });
     const codes = el("p", { className: "hint" },
       "Language codes: ", table.languages.map((lang, i) => [i ? ", " : "", el("code", { text: lang.code }), ` ${lang.name}`]), ".");
-    this.replaceChildren(el("div", { className: "table-wrap" }, tableNode), el("div", { className: "lang-charts" }, charts), codes);
+    // A narrow page (a notebook cell) scrolls the table sideways: the keyboard must reach that scroll too.
+    const wrap = el("div", { className: "table-wrap", tabindex: "0", role: "region", "aria-label": "Tokens by language (scrolls sideways)" }, tableNode);
+    this.replaceChildren(wrap, el("div", { className: "lang-charts" }, charts), codes);
   }
 }
 

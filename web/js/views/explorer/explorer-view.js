@@ -50,7 +50,10 @@ class ExplorerView extends HTMLElement {
   }
 
   connectedCallback() {
-    document.addEventListener("keydown", this.onKey);
+    // Keys reach the view from the whole page; with data-keys="inside" (a notebook, which may stop keys
+    // on their way up to the document) from inside the view only.
+    this.keyTarget = this.dataset.keys === "inside" ? this : document;
+    this.keyTarget.addEventListener("keydown", this.onKey);
     if (this._started) return;
     this._started = true;
     ensureCss();
@@ -63,7 +66,7 @@ class ExplorerView extends HTMLElement {
   }
 
   disconnectedCallback() {
-    document.removeEventListener("keydown", this.onKey);
+    this.keyTarget.removeEventListener("keydown", this.onKey);
     this.pause();
   }
 
@@ -405,9 +408,12 @@ class ExplorerView extends HTMLElement {
 
   key(event) {
     if (this.hidden || !this.handle || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
-    const target = event.target;
-    // Focus may sit on the page, on the shell around the view (a click focuses <main>), or inside the view.
-    if (!(target === document.body || this.contains(target) || target.contains(this))) return;
+    // The focused node itself, also inside a shadow root (marimo draws widgets in one).
+    const target = event.composedPath ? event.composedPath()[0] : event.target;
+    // Focus may sit on the page, on the shell around the view (a click focuses <main>), or inside the view;
+    // with data-keys="inside" (a notebook shows several views) only inside it.
+    const around = this.dataset.keys !== "inside" && (target === document.body || target.contains(this));
+    if (!(this.contains(target) || around)) return;
     if (target.closest && target.closest("input, select, textarea, [contenteditable], dialog, .text-window")) return;
     const actions = {
       ArrowRight: () => this.go(this.k + 1), ArrowLeft: () => this.go(this.k - 1),
