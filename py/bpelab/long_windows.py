@@ -84,8 +84,10 @@ def spans(data, gone, threshold, lo, hi):
     A boundary stays after the step when gone[j] >= threshold.
 
     >>> gone = array("i", [NEVER, 0, NEVER, 1])  # ab|cd: (a, b) at rank 0, (c, d) at rank 1
-    >>> spans(b"abcd", gone, 1, 1, 3)
-    [(0, 2), (2, 3), (3, 4)]
+    >>> spans(b"abcd", gone, 1, 1, 3)  # b and c: ab is one token, cd not yet merged
+    [(0, 2), (2, 3)]
+    >>> spans(b"abcd", gone, 2, 1, 3)  # after (c, d) too
+    [(0, 2), (2, 4)]
     """
     start = lo
     while not _cut(data, gone, threshold, start):

@@ -33,6 +33,7 @@ const app = {
   mounted: new Map(), // route -> element (or a "coming" placeholder)
   addresses: new Map(), // route -> the hash its view's state was last written as, for the nav links
   navigations: 0,     // counts go(): a state write that started before a navigation is dropped
+  applying: Promise.resolve(),  // the state being applied to a view: the next waits for it, so the last address wins
   bootTimes: [],
 };
 
@@ -137,6 +138,7 @@ async function go(hash, { focus = false, keep = false, state = null } = {}) {
     clearTimeout(hashTimer);  // a write of a state from before this navigation must not overwrite its address
     app.navigations += 1;
   }
+  const navigation = app.navigations;
   const changed = route !== app.route;
   app.route = route;
   ui.app.dataset.view = route;
@@ -164,7 +166,11 @@ async function go(hash, { focus = false, keep = false, state = null } = {}) {
   } else {
     hide(ui.problems);
   }
-  await node.setState(state);
+  // Two quick address changes: a view's setState awaits samples and the worker, so the first could finish
+  // last and show the wrong state. States are applied one at a time, and one overtaken before its turn is skipped.
+  const apply = () => (navigation === app.navigations ? node.setState(state) : undefined);
+  app.applying = app.applying.catch(() => {}).then(apply);
+  await app.applying;
 }
 
 /** A view's state changed: write it to the address (replaceState: no history entry per keystroke). */
