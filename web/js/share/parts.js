@@ -9,9 +9,11 @@ export const PARTS = {
 };
 
 // Chosen for a lesson page: at 800 px wide the explorer on seed 003 at step 5 is at most 760 px
-// tall, and compare with three panes on a one-line text at most 520 px (tests/e2e/test_share.py).
+// tall (747 measured), and compare with three panes on a one-line text at most 520 px (507)
+// (tests/e2e/test_widget_parts.py; build_scripts/measure_widgets.py prints every view's heights).
+// The explorer's text window (`window`) would add about 190 px: a lesson asks for it with parts=.
 export const DEFAULT_PARTS = {
-  explorer: ["controls", "pairs", "merge", "window"],
+  explorer: ["controls", "pairs", "merge"],
   compare: ["panes", "counts"],
   train: ["text", "settings", "results", "merges"],
   encode: ["controls", "text", "counts", "tokens"],
