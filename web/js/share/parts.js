@@ -19,6 +19,19 @@ export const DEFAULT_PARTS = {
   encode: ["controls", "text", "counts", "tokens"],
 };
 
+/**
+ * The parts a widget shows when parts= is not given: the lesson page's defaults, plus the panel of
+ * anything its state asks to show (an explorer's trace text, compare's policy other than raise or
+ * its pasted language table), so that no parameter is taken and then not shown.
+ */
+export function defaultParts(view, state = {}) {
+  const parts = new Set(DEFAULT_PARTS[view]);
+  if (view === "explorer" && state?.trace) parts.add("trace");
+  if (view === "compare" && state?.policy && state.policy !== "raise") parts.add("policy");
+  if (view === "compare" && state?.lang === "pasted") parts.add("languages");
+  return PARTS[view].filter((p) => parts.has(p));
+}
+
 /** {parts} for a parts= value of a view's widget, or {error} saying what is wrong and what it may hold. */
 export function readParts(view, value) {
   const known = PARTS[view];
