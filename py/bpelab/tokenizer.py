@@ -31,7 +31,7 @@ import re
 import reprlib
 from array import array
 from itertools import chain, compress, repeat
-from operator import add
+from operator import add, not_
 
 from .long_pieces import LongPieces
 from .pretokenize import Pretokenizer, get_pretokenizer, split_special
@@ -299,7 +299,6 @@ class Tokenizer:
         self._segment_cache = _PieceCache(self._encode_characters)
         self._seams = None  # what tokens span between characters; see seams()
         self._chars = _CharTable(self)  # character -> _CharTable entry; see _encode_characters
-        self._cuts = _CutTable(self)  # two characters -> whether no token spans them; see _encode_by_segments
         self._special_pattern = _alternation(self.special_tokens)
         self._digest = None  # see sha256()
 
@@ -318,7 +317,6 @@ class Tokenizer:
         self._cache.clear()
         self._segment_cache.clear()
         self._chars.clear()
-        self._cuts.clear()
         self._long_pieces.clear()
 
     def encode_ordinary(self, text):
@@ -410,7 +408,7 @@ class Tokenizer:
         return ids
 
     def _bound_caches(self):
-        if max(len(self._cache), len(self._segment_cache), len(self._chars), len(self._cuts)) > _CACHE_LIMIT:
+        if max(len(self._cache), len(self._segment_cache), len(self._chars)) > _CACHE_LIMIT:
             self.clear_cache()  # memory stays bounded in a long-running process
 
     def _encode_chunk(self, text):
@@ -445,14 +443,21 @@ class Tokenizer:
         are collected once from the vocabulary. ASCII pairs are never cut, so
         only tokens with non-ASCII text need looking at.
         """
-        # One lookup per boundary, in C: True where the two characters may be cut apart (see _CutTable).
-        cuts = list(compress(range(1, len(piece)), map(self._cuts.__getitem__, map(add, piece, piece[1:]))))
-        if not cuts:
-            return self._encode_characters(piece)
-        bounds = [0, *cuts, len(piece)]
-        # Each segment's ids from its cache, in C: a segment of one character takes that character's ids.
-        return list(chain.from_iterable(map(self._segment_cache.__getitem__,
-                                            map(piece.__getitem__, map(slice, bounds, bounds[1:])))))
+        chars, _, kept = self.seams()
+        entries = list(map(self._chars.__getitem__, piece))
+        # Boundaries whose two characters sit together in some token, found in C.
+        joined = map(chars.__contains__, map(add, piece, piece[1:]))
+        segment_ids = self._segment_cache.__getitem__
+        ids = []
+        start = 0
+        for i in compress(range(1, len(piece)), map(not_, joined)):
+            if not kept[entries[i - 1][1] | entries[i][0]]:  # the two bytes, as last << 8 | first
+                ids += entries[start][-1] if i - start == 1 else segment_ids(piece[start:i])
+                start = i
+        if not start:  # no cut
+            return self._encode_characters(piece, entries)
+        ids += entries[start][-1] if len(piece) - start == 1 else segment_ids(piece[start:])
+        return ids
 
     def seams(self):
         """What tokens span, built once: ({two characters inside a token}, span_rank, kept).
@@ -873,26 +878,6 @@ class _CharTable(dict):
         limit = max(applied, default=-1) if len(parts) == 1 else _NO_RANK
         entry = self[char] = (data[0], data[-1] << 8, tuple(parts), (limit,) * len(parts), raw, (-1,) * len(raw), ids)
         return entry
-
-
-class _CutTable(dict):
-    """Two characters -> True when no token of the vocabulary spans the boundary between them.
-
-    Such a token either decodes (then it holds the two characters) or holds a
-    partial character (then it holds the first's last byte followed by the
-    second's first byte); see Tokenizer.seams. Both ASCII: never cut.
-    """
-
-    __slots__ = ("_tokenizer",)
-
-    def __init__(self, tokenizer):
-        super().__init__()
-        self._tokenizer = tokenizer
-
-    def __missing__(self, pair):
-        chars, _, kept = self._tokenizer.seams()
-        cut = self[pair] = pair not in chars and not kept[pair[0].encode("utf-8")[-1] << 8 | pair[1].encode("utf-8")[0]]
-        return cut
 
 
 class _PieceCache(dict):
