@@ -92,6 +92,7 @@ def fx():
     (base / "empty.txt").write_bytes(b"")
     (base / "latin1.txt").write_bytes("café".encode("latin-1"))
     (base / "aaab.txt").write_text("a" * 40 + "b", encoding="utf-8")
+    (base / "poly.txt").write_text("b" * 12_000 + "!", encoding="utf-8")
     hf = json.loads(files["tokenizer.json"])
     manifest = json.loads(files["manifest.json"])
 
@@ -156,6 +157,14 @@ def fx():
     put("deep5000.json", "[" * 5000 + "]" * 5000)
     put("deep100000.json", "[" * 100_000 + "]" * 100_000)
     put("deep_object.json", '{"a":' * 3000 + "1" + "}" * 3000)
+
+    # Catastrophic pattern shapes on their own letters (issue 24): a corpus "x...xy" per script, and a
+    # tokenizer.json whose Split pattern has the shape.
+    for script, (x, y) in PATTERN_SCRIPTS.items():
+        put(f"shape_{script}.txt", x * 40 + y + "\n")
+        for shape, template in PATTERN_SHAPES.items():
+            hf_with(f"hf_shape_{shape}_{script}.json",
+                    pre_tokenizer=split({"Regex": template.format(x=x, y=y) + "|[\\s\\S]"}))
 
     # .tiktoken variants
     put("rank1e18.tiktoken", _ranks_file(b"YWI= 1000000000000000000\n"))
@@ -289,6 +298,51 @@ OUT_CASES = [
     for spelling, out, expect in OUT_SPELLINGS
 ]
 
+# Patterns that backtrack without end on the text they get, on any letters (issue 24): the issue's shape and
+# others of the class, each on Latin, upper case, Cyrillic, Greek, CJK, digits and Devanagari.
+PATTERN_SCRIPTS = {"latin": ("b", "c"), "upper": ("Q", "Z"), "cyrillic": ("ж", "щ"), "greek": ("λ", "ω"),
+                   "cjk": ("中", "文"), "digits": ("7", "8"), "devanagari": ("क", "ख")}
+PATTERN_SHAPES = {
+    "nested-plus": "({x}+)+$|{y}|{x}",  # the issue's own: (b+)+$|c|b
+    "star-inside-plus": "(?:{x}*{x})+$|{y}|{x}",
+    "overlapping-alternatives": "({x}|{x}{x})+$|{y}|{x}",
+    "optional-tail": "(?:{x}+{y}?)+$|{y}|{x}",
+    "lookahead": "(?=({x}+)+$){x}|{y}|{x}",
+    "bounded-outer": "(?:{x}+){{5}}$|{y}|{x}",
+}
+SLOW_ON_SOME = r"takes too long on some texts: .* can match the same text in many ways"
+
+
+def _shape_cases():
+    cases = []
+    for script, (x, y) in PATTERN_SCRIPTS.items():
+        for shape, template in PATTERN_SHAPES.items():
+            pattern = template.format(x=x, y=y)
+            tag = "issue-" if (shape, script) == ("nested-plus", "latin") else ""
+            cases.append(cli_case(f"{tag}pattern-{shape}-{script}", ["train", f"shape_{script}.txt", "--merges", "3",
+                                  "--pattern", pattern, "--out", f"o_{shape}_{script}"], 2,
+                                  re.escape(f"pattern {pattern!r} ") + SLOW_ON_SOME, no_out=f"o_{shape}_{script}"))
+            cases.append(cli_case(f"pattern-import-{shape}-{script}", ["encode", "--tokenizer",
+                                  f"hf_shape_{shape}_{script}.json", f"shape_{script}.txt"], 2,
+                                  rf"hf_shape_{shape}_{script}\.json: pre_tokenizer pattern: .*" + SLOW_ON_SOME))
+    return cases
+
+
+PATTERN_CASES = _shape_cases() + [
+    # Sound shapes stay accepted: the next character decides whether a repeat goes on.
+    cli_case("pattern-sound-separated-repeat", ["train", "shape_latin.txt", "--merges", "3", "--pattern",
+                                                "[bc]+(?:'[bc]+)*|\\s+", "--out", "o_sound1", "--quiet"], 0, r"^$"),
+    cli_case("pattern-sound-atomic", ["train", "shape_cyrillic.txt", "--merges", "3", "--pattern",
+                                      "(?>ж+)+|щ|\\s", "--out", "o_sound2", "--quiet"], 0, r"^$"),
+    cli_case("pattern-sound-possessive", ["train", "shape_cjk.txt", "--merges", "3", "--pattern",
+                                          "(?:中++)+|文|\\s", "--out", "o_sound3", "--quiet"], 0, r"^$"),
+    # Slow as a power of the length, not exponential: stopped on the real text by the CPU budget.
+    cli_case("pattern-polynomial-on-the-text", ["train", "poly.txt", "--merges", "3", "--pattern",
+                                                "b+b+b+$|[\\s\\S]", "--out", "o_poly"], 2,
+             r"pattern 'b\+b\+b\+\$\|\[\\\\s\\\\S\]' takes too long on this text: splitting its 12,001 characters took over "
+             r"2\.1 s of CPU time and was stopped", no_out="o_poly"),
+]
+
 NOT_OPENAI = r"x\.tiktoken: a \.tiktoken file holds ranks only, not the pre-tokenizer pattern .* choose its pre-tokenizer"
 TOO_DEEP = r"nests more than 64 levels deep"
 
@@ -328,7 +382,7 @@ CLI_CASES = [
              r"deep100000\.json: JSON " + TOO_DEEP),
     cli_case("issue-pattern-never-finishes", ["train", "aaab.txt", "--merges", "5", "--pattern", "(a+)+$|b",
                                               "--out", "o1"], 2,
-             r"pattern '\(a\+\)\+\$\|b' takes too long: one probe, .* backtracks catastrophically"),
+             r"pattern '\(a\+\)\+\$\|b' takes too long on some texts: .* backtracks catastrophically"),
     cli_case("issue-split-pattern-never-finishes", ["encode", "--tokenizer", "hf_catastrophic.json", "aaab.txt"], 2,
              r"hf_catastrophic\.json: pre_tokenizer pattern: pattern '\(a\+\)\+\$\|\[\\\\s\\\\S\]' takes too long"),
     cli_case("issue-pattern-50000-parens", ["train", "corpus.txt", "--merges", "5", "--pattern",
@@ -499,7 +553,7 @@ CLI_CASES = [
              r"train on the first 1,000,000 characters \(--truncate\), or raise the limit"),
     cli_case("train-negative-merges", ["train", "corpus.txt", "--merges", "-1", "--out", "o13"], 2,
              r"num_merges must be 0 or more, got -1"),
-] + OUT_CASES
+] + OUT_CASES + PATTERN_CASES
 
 
 # ------------------------------------------------------------------ Python API cases
@@ -656,6 +710,24 @@ WORKER_CASES = [
 ]
 
 
+def _worker_shape_cases():
+    cases = []
+    for script, (x, y) in PATTERN_SCRIPTS.items():
+        for shape, template in PATTERN_SHAPES.items():
+            pattern = template.format(x=x, y=y)
+            cases.append(worker_case(f"worker-pattern-train-{shape}-{script}", "train", lambda fx, p=pattern, x=x, y=y: {
+                "documents": [x * 40 + y], "settings": {"num_merges": 3, "pretokenizer": "custom", "pattern": p}},
+                SLOW_ON_SOME, "PretokenizeError"))
+            cases.append(worker_case(f"worker-pattern-import-{shape}-{script}", "import", lambda fx, n=f"hf_shape_{shape}_{script}.json": _files(
+                tokenizer_DOT_json=(fx["base"] / n).read_bytes()), r"tokenizer\.json: pre_tokenizer pattern: .*" + SLOW_ON_SOME))
+        cases.append(worker_case(f"worker-pattern-request-{script}", "pattern", lambda fx, x=x, y=y: {
+            "pattern": f"({x}+)+$|{y}|{x}", "sample": x * 40 + y}, SLOW_ON_SOME, "PretokenizeError"))
+    return cases
+
+
+WORKER_CASES += _worker_shape_cases()
+
+
 # ------------------------------------------------------------------ server
 
 # One line of plain text that says what is wrong with the path.
@@ -697,31 +769,44 @@ def _limits(as_nobody):
     return apply
 
 
-def run_cli(args, cwd, *, as_nobody=False, stdin=None):
+def _readable_copy_of_the_package(base):
+    """bpelab's source copied where `nobody` can read it: the checkout may sit in a private folder (/root is 700)."""
+    target = base / "nobody_py"
+    if not target.exists():
+        shutil.copytree(ROOT / "py" / "bpelab", target / "bpelab", ignore=shutil.ignore_patterns("__pycache__"))
+        for folder, dirs, names in os.walk(target):
+            os.chmod(folder, 0o755)
+            for name in names:
+                os.chmod(os.path.join(folder, name), 0o644)
+    return target
+
+
+def run_cli(args, cwd, *, as_nobody=False, stdin=None, readable=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "py"), BPELAB_PROGRESS="0")
-    return subprocess.run([sys.executable, "-m", "bpelab", *args], cwd=cwd, capture_output=True, text=True,
+    python = sys.executable
+    if as_nobody and os.getuid() == 0:
+        # The interpreter itself, not the venv's link to it, and a copy of the package in the world-readable
+        # fixture folder: `nobody` can reach neither inside a mode-700 checkout.
+        python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+        env["PYTHONPATH"] = str(_readable_copy_of_the_package(Path(readable or cwd)))
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.run([python, "-m", "bpelab", *args], cwd=cwd, capture_output=True, text=True,
                           encoding="utf-8", errors="backslashreplace", timeout=TIMEOUT, input=stdin,
                           preexec_fn=_limits(as_nobody), env=env)
 
 
-@pytest.fixture(scope="module")
-def cli_results(fx):
-    """Every CLI case run once, two at a time (each is its own process, with its own limits and timeout)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    def one(case):
-        try:
-            return run_cli(case.how["args"], fx["base"] / case.how.get("cwd", ""), as_nobody=case.how.get("as_nobody", False))
-        except subprocess.TimeoutExpired as error:
-            return error
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip((case.id for case in CLI_CASES), pool.map(one, CLI_CASES)))
+def _run_case(case, fx):
+    """One CLI case, in its own process with its own limits and timeout (never a batch: one case's failure is its own)."""
+    try:
+        return run_cli(case.how["args"], fx["base"] / case.how.get("cwd", ""), as_nobody=case.how.get("as_nobody", False),
+                       readable=fx["base"])
+    except subprocess.TimeoutExpired as error:
+        return error
 
 
 @pytest.mark.parametrize("case", CLI_CASES, ids=repr)
-def test_cli(case, fx, cli_results):
-    proc = cli_results[case.id]
+def test_cli(case, fx):
+    proc = _run_case(case, fx)
     assert not isinstance(proc, subprocess.TimeoutExpired), f"ran past {TIMEOUT} s"
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == case.code, (proc.returncode, proc.stderr[-2000:])
