@@ -89,7 +89,7 @@ PROBE_SCAN_SECONDS = 0.02  # one probe of at most 68 characters; a sane pattern 
 PROBE_TOTAL_SECONDS = 1.0
 # The CPU budget of a custom pattern on the real text (CPython's main thread): sound patterns need
 # about 1 microsecond a character.
-CUSTOM_SPLIT_SECONDS = 1.0
+CUSTOM_SPLIT_SECONDS = 0.5
 CUSTOM_SPLIT_SECONDS_PER_CHAR = 1e-5
 
 # Other spellings of the built-in names (tiktoken's encoding names).
