@@ -207,12 +207,12 @@ def test_import_of_gpt2s_real_files(trained):
     page = trained.page
     message = import_files(trained, {"encoder.json": encoder_json.encode(), "vocab.bpe": vocab_bpe.encode()})
     expect(message).to_have_class("alert ok")
-    expect(message).to_contain_text("50,257 tokens, 50,000 merges")
+    expect(message).to_contain_text("50,257 entries, 50,000 merges")
     first = page.locator("#merge-body tr").first.locator("td")
     # GPT-2's first merge is 'Ġ t': a space and t, id 256 in its own layout.
     assert first.all_inner_texts()[1:4] == ["256", "␣+t", "␣t"]
     expect(page.locator("#merge-range")).to_contain_text("of 50,000 merges · page 1 of 500")
-    page.locator("#merge-jump").fill("49999")
+    page.locator("#merge-jump").fill("50000")  # the last merge: merges are numbered 1 to 50,000
     page.locator("#merge-jump").press("Enter")
     expect(page.locator("#merge-range")).to_contain_text("page 500 of 500")
 
