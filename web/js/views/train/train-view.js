@@ -154,6 +154,7 @@ class TrainView extends HTMLElement {
     await pickSample("seed003-low-lower");
     // The keyboard (and a screen reader) goes to what the click made: the results' summary once trained.
     if (await startTraining() === true) {
+      state.focusTrainWhenReady = false;  // the run's end would send the keyboard back to Train (the button was disabled)
       ui.resultsSummary.focus({ preventScroll: true });
       ui.resultsSummary.scrollIntoView({ block: "center" });
     }
