@@ -287,7 +287,8 @@ def test_invalid_settings_are_reported_before_training(site):
     page.locator("input[name=size_mode][value=vocab]").check()
     page.locator("#size").fill("100")
     page.locator("#train").click()
-    expect(page.locator("#settings-error")).to_contain_text("at least 256 + 1 special token = 257, got 100")
+    expect(page.locator("#size-error")).to_contain_text("at least 256 + 1 special token = 257, got 100")  # at the field
+    expect(page.locator("#size")).to_be_focused()
     page.locator("#size").fill("300")
 
 
@@ -537,7 +538,7 @@ def test_no_merges_and_one_merge_are_worded_right(site):
     expect(page.locator("#results-summary")).to_contain_text("+ 1 merge + 1 special token.")
     page.locator("#size").fill("")
     page.locator("#train").click()
-    expect(page.locator("#settings-error")).to_contain_text("got an empty field")
+    expect(page.locator("#size-error")).to_contain_text("got an empty field")
     page.locator("#clear-text").click()
     site.set_hash("")
 
