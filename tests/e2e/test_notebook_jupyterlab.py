@@ -209,6 +209,41 @@ def test_encode_with_the_trained_tokenizer_and_the_rest_of_the_lesson(notebook, 
     expect(nb.page.locator(".bpelab-widget .alert.error:not([hidden])")).to_have_count(0)
 
 
+def test_the_views_controls_set_the_traits_and_observe_sees_them(notebook):
+    """A click on a policy, a pane's Remove, the encode view's tokenizer and Back set step, policy,
+    panes and tokenizer in the kernel, where w.observe callbacks see each; then cells set them back."""
+    nb = notebook
+    nb.run_new("seen = []\n"
+               "explorer.observe(lambda c: seen.append((c['name'], c['new'])), names='step')\n"
+               "compare.observe(lambda c: seen.append((c['name'], c['new'])), names=['policy', 'panes'])\n"
+               "encode.observe(lambda c: seen.append((c['name'], c['new'])), names='tokenizer')\n"
+               "print(explorer.step, compare.policy, compare.panes, encode.tokenizer)")
+    explorer_view = nb.widget("explorer").locator("bpe-explorer-view")
+    expect(explorer_view).to_have_attribute("data-step", "5")
+    compare = nb.widget("compare")
+    encode = nb.widget("encode")
+    nb.widget("explorer").get_by_role("button", name="Step back (left arrow)").click()
+    expect(explorer_view).to_have_attribute("data-step", "4")
+    compare.locator("input[type=radio][value='allow']").check()
+    compare.locator(".compare-pane[data-spec='cl100k'] .pane-remove").click()
+    expect(compare.locator(".compare-pane")).to_have_count(2)
+    encode.locator("select").first.select_option("gpt2")
+    expect(encode.locator("token-display .tok, token-display [data-index]").first).to_be_visible(timeout=TRAIN_MS)
+    cell = nb.run_new("print(explorer.step, compare.policy, compare.panes, encode.tokenizer)\nprint(seen)")
+    expect(cell.locator(".jp-OutputArea-output")).to_have_text(
+        "4 allow ['gpt2', 'o200k'] gpt2\n"
+        "[('step', 4), ('policy', 'allow'), ('panes', ['gpt2', 'o200k']), ('tokenizer', 'gpt2')]")
+    # And back from cells: the views follow the traits (compare's text is "hello world" by now).
+    nb.run_new("compare.panes = ['o200k', 'bytes']\ncompare.policy = 'raise'\nencode.tokenizer = 'trained'\n"
+               "explorer.step = 5")
+    expect(compare.locator(".compare-pane[data-spec='bytes']")).to_have_attribute("data-tokens", "11",
+                                                                                   timeout=TRAIN_MS)
+    expect(compare.locator(".compare-pane")).to_have_count(2)
+    expect(compare.locator("input[type=radio][value='raise']")).to_be_checked()
+    expect(encode.locator("select").first).to_have_value("trained")
+    expect(explorer_view).to_have_attribute("data-step", "5")
+
+
 def test_a_kernel_error_is_one_line_in_the_widget(notebook):
     nb = notebook
     view = nb.widget("explorer").locator("bpe-explorer-view")
