@@ -293,6 +293,23 @@ def test_a_long_run_shows_its_progress_in_the_widget(notebook):
     expect(cell.locator(".jp-OutputArea-output")).to_have_text("5 8 0 2243")
 
 
+def test_the_notebooks_output_styles_leave_the_views_counts_readable(notebook):
+    """JupyterLab floats an output's dt and dd side by side at 20% / 80%: inside a widget no label and
+    its value overlap (they did: "Step" under "5 of 8"), and a label is not bold."""
+    pairs = notebook.page.evaluate("""() => [...document.querySelectorAll('.bpelab-widget dt')].flatMap((dt) => {
+        const dd = dt.nextElementSibling;
+        const a = dt.getBoundingClientRect(), b = dd && dd.getBoundingClientRect();
+        if (!b || !a.width || !b.width) return [];
+        const overlap = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        return [{ label: dt.textContent, value: dd.textContent, overlap, float: getComputedStyle(dt).float,
+                  clipped: dt.scrollWidth > dt.clientWidth + 1,
+                  bold: Number(getComputedStyle(dt).fontWeight) >= 600 }];
+    })""")
+    assert len(pairs) >= 6, pairs  # the explorer's step, corpus tokens, bytes per token; each pane's counts
+    bad = [p for p in pairs if p["overlap"] or p["clipped"] or p["float"] != "none" or p["bold"]]
+    assert bad == [], bad
+
+
 @pytest.mark.parametrize("theme, jp_name", [("light", "JupyterLab Light"), ("dark", "JupyterLab Dark")])
 def test_the_widgets_follow_the_theme_and_pass_axe(notebook, theme, jp_name):
     nb = notebook
