@@ -277,6 +277,10 @@ def test_a_kernel_error_is_one_line_in_the_widget(notebook):
 def test_a_long_run_shows_its_progress_in_the_widget(notebook):
     """The kernel's progress messages reach the view while Python trains (a few seconds here)."""
     nb = notebook
+    # A trained pane in compare, on the lesson's corpus (encode shows the same run, tokenizer="trained").
+    nb.run_new("compare.corpus = CORPUS\ncompare.vocab_size = 265\ncompare.panes = ['o200k', 'trained']")
+    trained_pane = nb.widget("compare").locator(".compare-pane[data-spec='trained']")
+    expect(trained_pane).to_have_attribute("data-tokens", "11", timeout=TRAIN_MS)  # hello world, bytes + 8 merges
     nb.run_new("import random\n"
                "rng = random.Random(3)\n"
                "words = [''.join(rng.choice('abcdefghijklmnop') for _ in range(rng.randint(3, 9))) for _ in range(30000)]\n"
@@ -291,6 +295,12 @@ def test_a_long_run_shows_its_progress_in_the_widget(notebook):
     expect(summary(nb)).to_contain_text("Step 5 of 8: merged w + est into west (id 260), count 6")
     cell = nb.run_new("print(explorer.step, explorer.state['steps'], big.step, big.steps)")
     expect(cell.locator(".jp-OutputArea-output")).to_have_text("5 8 0 2243")
+    # ... and so do compare's trained pane and the encode view: they show the ids Python gives.
+    cell = nb.run_new("print(len(compare.ids['trained']), len(encode.ids))")
+    n_compare, n_encode = cell.locator(".jp-OutputArea-output").inner_text().split()
+    expect(trained_pane).to_have_attribute("data-tokens", n_compare)
+    expect(nb.widget("encode").locator("dl.counts > div").first).to_have_text(f"Tokens{n_encode}")
+    assert n_encode == "3"  # low est ␣newest
 
 
 def test_the_notebooks_output_styles_leave_the_views_counts_readable(notebook):

@@ -114,7 +114,7 @@ class Mounted {
     const view = document.createElement(this.spec.tag);
     view.classList.add("notebook-view");
     view.dataset.keys = "inside";  // keys move this explorer only when focus is in it
-    view.dataset.shows = "own";    // another widget's training does not take this explorer over
+    view.dataset.shows = "own";    // another widget's training does not take this view over
     this.view = view;
     view.addEventListener("bpe-state", (event) => this.onState(event));
     view.addEventListener("bpe-params", () => this.onParams());
