@@ -23,7 +23,8 @@ export const APP_ROUTES = EMBED_ROUTES;
 export const DEFAULT_SAMPLE = "seed003-low-lower";
 
 // Keys that only steer the widget; every other key is the view's (its state module's KEYS).
-export const WIDGET_KEYS = ["view", "start", "theme", "id", "autoplay", "parts"];
+// lesson=1: the state comes in a `load` command (<bpe-lab src> sends the file it fetched); nothing is shown before it.
+export const WIDGET_KEYS = ["view", "start", "theme", "id", "autoplay", "parts", "lesson"];
 const VIEW_KEYS = [...new Set(Object.values(STATES).flatMap((module) => module.KEYS))];
 export const KNOWN_KEYS = [...WIDGET_KEYS, ...VIEW_KEYS, ...Object.values(COMPRESSED)];
 
@@ -65,6 +66,9 @@ export async function parseEmbedParams(raw, samples) {
   const autoplay = get("autoplay");
   if (autoplay !== null && autoplay !== "0" && autoplay !== "1") errors.push(`autoplay=${quote(autoplay.slice(0, 20))} must be 1 (on) or 0 (off).`);
   out.autoplay = autoplay === "1";
+  const lesson = get("lesson");
+  if (lesson !== null && lesson !== "1") errors.push(`lesson=${quote(lesson.slice(0, 20))} must be 1: the widget then waits for a load command with the lesson.`);
+  out.awaitLesson = lesson === "1";
   if (out.id !== null && out.id.length > 200) errors.push(`id= is ${out.id.length} characters long; keep it to 200.`);
   out.route = EMBED_ROUTES[out.view];
   const module = STATES[out.route];
