@@ -59,8 +59,11 @@ class ExplorerView extends HTMLElement {
     ensureCss();
     this.build();
     store.addEventListener("tokenizers", () => this.fillSelect());
-    // A run from the Train view: show it (a run of this view's own is shown by applyParams).
-    store.addEventListener("trained", ({ detail }) => { if (!this.training && this.isConnected) this.use(detail.handle, 0); });
+    // A run from the Train view: show it (a run of this view's own is shown by applyParams). A notebook's
+    // explorer (data-shows="own") shows only what its traits ask for: another widget's run leaves it be.
+    store.addEventListener("trained", ({ detail }) => {
+      if (!this.training && this.isConnected && this.dataset.shows !== "own") this.use(detail.handle, 0);
+    });
     for (const type of ["restart", "released"]) store.addEventListener(type, () => this.lost());
     this._built();
   }
