@@ -547,10 +547,8 @@ def test_a_z_bomb_stops_inflating_at_the_limit(hostile, megabytes, view):
 # -- Every failure shown in a widget is posted as an error ---------------------------------------------------
 
 SHOWN_FAILURES = [
-    ("explorer: a pattern that takes too long", "view=explorer&pre=custom&pattern=(b%2B)%2B%24|c|b&text=" + "b" * 3000 + "c",
+    ("explorer: a pattern that takes too long", "view=explorer&pre=custom&pattern=(a%2B)%2B%24|%5B%5Cs%5CS%5D&text=" + "a" * 3000 + "b",
      "takes too long"),
-    ("explorer: a pattern that takes too long, other letters", "view=explorer&pre=custom&pattern=(%D0%B6%2B)%2B%24|%D1%8F|%D0%B6&text="
-     + "%D0%B6" * 3000 + "%D1%8F", "takes too long"),
     ("encode: a special token with policy raise", "view=encode&tok=gpt2&policy=raise&text=a%3C%7Cendoftext%7C%3Eb", "endoftext"),
     ("encode: no imported tokenizer", "view=encode&tok=imported&text=hello", "import"),
     ("compare: a pane with no imported tokenizer", "view=compare&panes=gpt2,imported&text=hello", "No imported tokenizer yet"),
