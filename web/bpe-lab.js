@@ -8,6 +8,9 @@
 //   height="480"  the frame's height until the widget reports its own (CSS px)
 //   title="…"     the frame's accessible name (default: "BPE Lab: <view>")
 //   base="…"      where embed.html lives (default: next to this script)
+//   src="lesson.bpelab.json"  a lesson file on this page's own origin: the script fetches it (no CORS
+//                 set-up needed), opens the widget at the lesson's view, and sends it a `load` command
+//                 with the file's text; a file that cannot be read is named in a line under the frame
 // Events on the element, each a CustomEvent whose detail is the widget's message:
 //   bpe-lab:ready, bpe-lab:resize, bpe-lab:state, bpe-lab:answer, bpe-lab:error
 // Methods: el.command(action, fields), el.step(k), el.play(), el.pause(), el.setText(t), el.setView(v).
@@ -19,7 +22,8 @@
   const script = document.currentScript
     || [...document.querySelectorAll("script[src]")].find((s) => /\/bpe-lab\.js(\?|$)/.test(s.src));
   const DEFAULT_BASE = script ? new URL(".", script.src).href : new URL(".", location.href).href;
-  const OWN_ATTRIBUTES = ["id", "class", "style", "height", "title", "base", "hidden", "lang", "dir"];
+  const OWN_ATTRIBUTES = ["id", "class", "style", "height", "title", "base", "hidden", "lang", "dir", "src"];
+  const MAX_LESSON = 16 * 1024 * 1024; // bytes, as the widget's own check
   const LONG_TEXT = 1500; // characters; longer texts travel compressed (z=)
   const frames = new Map(); // contentWindow -> element
 
@@ -53,7 +57,45 @@
       this._pending = [];
       this.style.display ||= "block";
       this.append(frame);
-      this._load().catch((error) => console.error(`bpe-lab: ${error.message}`));
+      this._load().catch((error) => this._problem(error.message));
+    }
+
+    /** A line under the frame (and a bpe-lab:error event) when the element cannot do what it was asked. */
+    _problem(message) {
+      console.error(`bpe-lab: ${message}`);
+      if (!this._note) {
+        this._note = document.createElement("p");
+        this._note.setAttribute("role", "alert");
+        this.append(this._note);
+      }
+      this._note.textContent = message;
+      this.dispatchEvent(new CustomEvent("bpe-lab:error", { detail: { type: "error", message }, bubbles: true }));
+    }
+
+    /** The lesson file of src=, read from this page's own origin: {name, text, view}. */
+    async _fetchLesson(src) {
+      const url = new URL(src, location.href);
+      const name = decodeURIComponent(url.pathname.split("/").pop() || src);
+      if (url.origin !== location.origin) {
+        throw new Error(`src="${src}" is on ${url.origin}; a lesson file must be on this page's own origin (${location.origin}): put it next to the page.`);
+      }
+      let response;
+      try {
+        response = await fetch(url, { credentials: "same-origin" });
+      } catch (error) {
+        throw new Error(`The lesson file ${name} could not be fetched (${error.message}).`);
+      }
+      if (!response.ok) throw new Error(`The lesson file ${name} could not be fetched: HTTP ${response.status}.`);
+      const text = await response.text();
+      if (text.length > MAX_LESSON) throw new Error(`The lesson file ${name} is over ${MAX_LESSON / 1048576} MB, the most a lesson file may be.`);
+      let view = null;
+      try {
+        const lesson = JSON.parse(text);
+        if (lesson && typeof lesson.view === "string" && /^(explorer|compare|train|encode)$/.test(lesson.view)) view = lesson.view;
+      } catch {
+        // The widget reads the text and says what is wrong with it.
+      }
+      return { name, text, view };
     }
 
     disconnectedCallback() {
@@ -65,6 +107,15 @@
       this._origin = url.origin;
       const query = new URLSearchParams();
       const hash = new URLSearchParams();
+      const src = this.getAttribute("src");
+      let lesson = null;
+      if (src) {
+        lesson = await this._fetchLesson(src);
+        // The widget opens at the lesson's view and waits for it (lesson=1): nothing else is shown first.
+        query.set("lesson", "1");
+        if (lesson.view && !this.hasAttribute("view")) query.set("view", lesson.view);
+        if (!this.getAttribute("title") && lesson.view) this._frame.title = `BPE Lab: ${lesson.view}`;
+      }
       for (const { name, value } of this.attributes) {
         if (OWN_ATTRIBUTES.includes(name)) continue;
         // The text goes after "#": it never reaches the widget's server.
@@ -77,6 +128,7 @@
       url.hash = hash.toString();
       this._frame.src = url.href;
       frames.set(this._frame.contentWindow, this);
+      if (lesson) this.command("load", { lesson: lesson.text, name: lesson.name });
     }
 
     _receive(message) {

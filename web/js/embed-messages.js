@@ -54,10 +54,15 @@ export function checkCommand(data) {
     return { action, args: { text: data.text } };
   }
   if (action === "load") {
-    if (!data.lesson || typeof data.lesson !== "object" || Array.isArray(data.lesson)) {
-      return new Error(`The load command needs lesson: a lesson file's object (*.bpelab.json, parsed), got ${quote(data.lesson)}.`);
+    // The object, or the file's text (which keeps a counts object's key order exactly).
+    const text = typeof data.lesson === "string";
+    if (!text && (!data.lesson || typeof data.lesson !== "object" || Array.isArray(data.lesson))) {
+      return new Error(`The load command needs lesson: a lesson file's object (*.bpelab.json, parsed) or its text, got ${quote(data.lesson)}.`);
     }
-    return { action, args: { lesson: data.lesson } };
+    if (data.name !== undefined && typeof data.name !== "string") {
+      return new Error(`The load command's name (the lesson file's name, for messages) must be a string, got ${quote(data.name)}.`);
+    }
+    return { action, args: { lesson: data.lesson, name: data.name ? data.name.slice(0, 200) : null } };
   }
   if (action === "view") {
     if (!VIEWS.includes(data.view)) {

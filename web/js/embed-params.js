@@ -23,7 +23,8 @@ export const APP_ROUTES = EMBED_ROUTES;
 export const DEFAULT_SAMPLE = "seed003-low-lower";
 
 // Keys that only steer the widget; every other key is the view's (its state module's KEYS).
-export const WIDGET_KEYS = ["view", "start", "theme", "id", "autoplay", "parts", "report"];
+// lesson=1: the state comes in a `load` command (<bpe-lab src> sends the file it fetched); nothing is shown before it.
+export const WIDGET_KEYS = ["view", "start", "theme", "id", "autoplay", "parts", "lesson", "report"];
 // report=: what of the reader's own input the host hears (protocol version 2). Without it, a state
 // message about a text the reader typed carries no ids; texts the host sent are always reported.
 export const REPORTS = ["ids", "text"];
@@ -75,6 +76,9 @@ export async function parseEmbedParams(raw, samples) {
     if (bad.length) errors.push(`report=${quote(report.slice(0, 40))}: ${quote(bad[0].slice(0, 20))} is not known: use ids, text, both (report=ids,text) or none.`);
     else out.report = [...new Set(asked)];
   }
+  const lesson = get("lesson");
+  if (lesson !== null && lesson !== "1") errors.push(`lesson=${quote(lesson.slice(0, 20))} must be 1: the widget then waits for a load command with the lesson.`);
+  out.awaitLesson = lesson === "1";
   if (out.id !== null && out.id.length > 200) errors.push(`id= is ${out.id.length} characters long; keep it to 200.`);
   out.route = EMBED_ROUTES[out.view];
   const module = STATES[out.route];

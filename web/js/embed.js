@@ -13,7 +13,7 @@ import { VIEWS as APP_VIEWS, makeHash } from "./views.js";
 import { STATES } from "./share/states.js";
 import { compactParams } from "./share/link.js";
 import { readLesson } from "./share/lesson.js";
-import { DEFAULT_PARTS } from "./share/parts.js";
+import { defaultParts } from "./share/parts.js";
 
 // A widget out of view this long gives its worker back (tests shorten it).
 const RELEASE_MS = Number(globalThis.__bpeLabReleaseMs) || 30_000;
@@ -238,13 +238,14 @@ function start() {
       });
       store.addEventListener("fatal", (event) => fail(`Python could not start: ${event.detail.message}`));
       await store.start();
-      await mount(viewName, config.state, config.parts);
+      // lesson=1: the view comes with the lesson (a load command, from <bpe-lab src>); until then the status says so.
+      if (!config.awaitLesson) await mount(viewName, config.state, config.parts);
     } catch (error) {
       fail(error.message || String(error));
       return;
     }
     host.post({ type: "ready", version: PROTOCOL_VERSION, view: viewName });
-    setState("ready");
+    setState("ready", view ? "" : "Waiting for the lesson file…");
     if (config.autoplay) queue = queue.then(() => runCommand({ action: "play", args: {} }));
   })();
   return booting;
@@ -258,7 +259,7 @@ async function mount(name, state, parts = null) {
   });
   const next = document.createElement(spec.tag);
   next.classList.add("embed-view");
-  next.dataset.parts = ` ${(parts || DEFAULT_PARTS[name]).join(" ")} `;
+  next.dataset.parts = ` ${(parts || defaultParts(name, state)).join(" ")} `;
   next.addEventListener("bpe-state", onState);
   next.addEventListener("bpe-answer", onAnswer);
   next.addEventListener("bpe-params", updateOpenLink);
@@ -377,12 +378,13 @@ async function runCommand({ action, args }) {
       return;
     }
     if (action === "load") {
-      const lesson = readLesson(args.lesson, { samples, name: "The lesson" });
+      const lesson = readLesson(args.lesson, { samples, name: args.name || "The lesson" });
       if (lesson.view === "vocab") throw new Error("The lesson is for the vocabulary view, which has no widget: open it in BPE Lab.");
       await mount(lesson.view, lesson.state, config.parts);
       setState("ready");
       return;
     }
+    if (!view) throw new Error("The widget is waiting for its lesson: send a load command first.");
     if (typeof view.command !== "function") throw new Error(`The ${viewName} view takes no commands yet.`);
     if (action === "play") {
       // Playing lasts until the last step or a pause: the commands after it (pause) must not wait for it.
@@ -392,6 +394,8 @@ async function runCommand({ action, args }) {
     }
     await view.command(action, args);
   } catch (error) {
+    // A lesson the widget waited for and cannot show: the reader sees why, not an empty frame.
+    if (action === "load" && !view) { fail(`The lesson could not be loaded: ${error.message || error}`); return; }
     host.error(`The ${action} command failed: ${error.message || error}`);
     if (root.dataset.state === "booting" && view) setState("ready");
   }

@@ -9,13 +9,28 @@ export const PARTS = {
 };
 
 // Chosen for a lesson page: at 800 px wide the explorer on seed 003 at step 5 is at most 760 px
-// tall, and compare with three panes on a one-line text at most 520 px (tests/e2e/test_share.py).
+// tall (747 measured), and compare with three panes on a one-line text at most 520 px (507)
+// (tests/e2e/test_widget_parts.py; build_scripts/measure_widgets.py prints every view's heights).
+// The explorer's text window (`window`) would add about 190 px: a lesson asks for it with parts=.
 export const DEFAULT_PARTS = {
-  explorer: ["controls", "pairs", "merge", "window"],
+  explorer: ["controls", "pairs", "merge"],
   compare: ["panes", "counts"],
   train: ["text", "settings", "results", "merges"],
   encode: ["controls", "text", "counts", "tokens"],
 };
+
+/**
+ * The parts a widget shows when parts= is not given: the lesson page's defaults, plus the panel of
+ * anything its state asks to show (an explorer's trace text, compare's policy other than raise or
+ * its pasted language table), so that no parameter is taken and then not shown.
+ */
+export function defaultParts(view, state = {}) {
+  const parts = new Set(DEFAULT_PARTS[view]);
+  if (view === "explorer" && state?.trace) parts.add("trace");
+  if (view === "compare" && state?.policy && state.policy !== "raise") parts.add("policy");
+  if (view === "compare" && state?.lang === "pasted") parts.add("languages");
+  return PARTS[view].filter((p) => parts.has(p));
+}
 
 /** {parts} for a parts= value of a view's widget, or {error} saying what is wrong and what it may hold. */
 export function readParts(view, value) {

@@ -1,0 +1,106 @@
+"""Widgets sized for a lesson (issue 20): the `parts` parameter picks the panels a widget shows, and the
+default parts fit a lesson page.
+
+The widgets are framed by a page on another origin and their heights are what they report in their
+`resize` messages (build_scripts/measure_widgets.py, which prints the README's table, measures them
+the same way). Bounds at 800 px wide: the explorer on seed 003 at step 5 at most 760 px; compare with
+three panes on a one-line text at most 520 px.
+"""
+
+import importlib.util
+
+import pytest
+
+from site_harness import BOOT_TIMEOUT_MS, ROOT
+
+
+def _measure_module():
+    spec = importlib.util.spec_from_file_location("measure_widgets", ROOT / "build_scripts" / "measure_widgets.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+measure = _measure_module()
+
+
+@pytest.fixture(scope="module")
+def frame_host(tmp_path_factory):
+    """The URL of a folder, on another origin than the widget's, holding measure_widgets' frame page."""
+    from bpelab.serve import serve_in_thread
+
+    folder = tmp_path_factory.mktemp("heights")
+    measure.write_frame_page(folder)
+    server, url = serve_in_thread(folder, host="localhost")
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    context = browser.new_context()
+    yield context.new_page()
+    context.close()
+
+
+HEIGHT_CASES = [
+    ("explorer, seed 003 at step 5", {"view": "explorer", "step": "5"}, 760),
+    ("explorer, seed 003 named, at step 5", {"view": "explorer", "sample": "seed003-low-lower", "step": "5"}, 760),
+    ("compare, gpt2 cl100k o200k on Xin chao", {"view": "compare", "panes": "gpt2,cl100k,o200k", "text": "Xin chào thế giới"}, 520),
+    ("compare, o200k gpt2 bytes on English", {"view": "compare", "panes": "o200k,gpt2,bytes", "text": "The lowest lanes flood first."}, 520),
+    ("compare, cl100k o200k gpt2 on Russian", {"view": "compare", "panes": "cl100k,o200k,gpt2", "text": "Привет, мир!"}, 520),
+]
+
+
+@pytest.mark.parametrize("params,bound", [c[1:] for c in HEIGHT_CASES], ids=[c[0] for c in HEIGHT_CASES])
+def test_default_parts_fit_a_lesson_page_at_800_px(page, site_url, frame_host, params, bound):
+    height = measure.reported_height(page, frame_host, measure.widget_url(site_url, params), 800)
+    assert 200 < height <= bound, f"{params}: the widget reports {height} px at 800 px wide; the bound is {bound}"
+
+
+def test_every_part_shown_is_taller_than_the_defaults(page, site_url, frame_host):
+    """parts=all shows what the defaults leave out (the explorer's window, compare's languages and charts)."""
+    params = {"view": "compare", "panes": "gpt2,cl100k,o200k", "text": "Xin chào thế giới"}
+    default = measure.reported_height(page, frame_host, measure.widget_url(site_url, params), 800)
+    full = measure.reported_height(page, frame_host, measure.widget_url(site_url, {**params, "parts": "all"}), 800)
+    assert full > default + 1000, (default, full)
+
+
+# Each part's panel (a selector inside the widget) and the state that shows it.
+PANELS = {
+    "explorer": ({"view": "explorer", "step": "5"}, {
+        "controls": ".explorer-controls", "pairs": ".explorer-next", "merge": ".explorer-merge", "rows": ".rows-table",
+        "window": ".explorer-window", "trace": ".explorer-trace"}),
+    "compare": ({"view": "compare", "panes": "gpt2,o200k", "text": "Xin chào thế giới"}, {
+        "panes": ".compare-pane token-display", "counts": ".pane-counts", "ids": ".pane-ids", "policy": "#compare-policy",
+        "languages": "#compare-languages .table-wrap", "charts": "#compare-languages .lang-charts"}),
+    "encode": ({"view": "encode", "tok": "gpt2", "text": "Xin chào thế giới"}, {
+        "controls": ".encode-controls", "text": ".encode-panel > textarea", "counts": ".encode-output .counts",
+        "tokens": ".encode-output token-display", "ids": ".encode-output token-ids"}),
+    "train": ({"view": "train"}, {"text": "#text-panel", "settings": "#settings-panel", "import": "#import-panel"}),
+}
+# A part drawn inside another part's panel is asked for with it.
+WITH = {("explorer", "rows"): "merge"}
+
+
+@pytest.mark.parametrize("view", list(PANELS))
+def test_parts_shows_the_panels_it_names_and_no_other(page, site_url, view):
+    state, panels = PANELS[view]
+    for part in panels:
+        parts = ",".join(p for p in (WITH.get((view, part)), part) if p)
+        page.goto(measure.widget_url(site_url, {**state, "parts": parts}))
+        page.wait_for_selector("#embed[data-state=ready]", timeout=BOOT_TIMEOUT_MS)
+        page.locator(panels[part]).first.wait_for(state="visible", timeout=BOOT_TIMEOUT_MS)
+        shown = {other: page.locator(selector).first.is_visible() for other, selector in panels.items()}
+        wanted = {other: other in parts.split(",") for other in panels}
+        assert shown == wanted, f"parts={parts}: {shown}"
+
+
+def test_a_part_the_view_has_not_is_named_and_posted_as_an_error(page, site_url, frame_host):
+    page.goto(frame_host.rstrip("/") + "/heights.html?src=" + measure.widget_url(site_url, {"view": "compare", "parts": "panes,pairs"}).replace("&", "%26").replace("#", "%23"))
+    page.wait_for_function("(window.__errors || []).length > 0", timeout=BOOT_TIMEOUT_MS)
+    error = page.evaluate("window.__errors[0]")
+    assert '"pairs" is not a part of the compare widget' in error and "panes, counts, ids, policy, languages, charts" in error
+    frame = page.frame_locator("iframe")
+    assert '"pairs" is not a part of the compare widget' in frame.locator("#embed-errors").inner_text()
