@@ -34,8 +34,8 @@ export function hiddenNote(text) {
 }
 
 // A textarea lays out all it holds at once: a million characters took Chromium 1.8 s a frame.
-// A longer text set by a command, a file or a link is kept whole here while the box shows (read-only)
-// its first BOX_MAX characters, and the note says so.
+// With { boxMax } (compare and encode), a longer text set by a command, a file or a link is kept whole
+// here while the box shows (read-only) its first boxMax characters, and the note says so.
 export const BOX_MAX = 20_000;
 
 /** The first `max` UTF-16 units of text, not splitting a surrogate pair. */
@@ -48,7 +48,8 @@ function head(text, max) {
 
 export class ExactText {
   /** @param {HTMLTextAreaElement} box  @param {HTMLElement} note  @param {{onInput?: () => void}} hooks */
-  constructor(box, note, { onInput } = {}) {
+  constructor(box, note, { onInput, boxMax = Infinity } = {}) {
+    this.boxMax = boxMax;
     this.box = box;
     this.note = note;
     this.text = box.value;
@@ -70,8 +71,8 @@ export class ExactText {
 
   set value(text) {
     this.text = String(text);
-    this.cut = this.text.length > BOX_MAX;
-    this.box.value = this.cut ? head(this.text, BOX_MAX) : this.text;
+    this.cut = this.text.length > this.boxMax;
+    this.box.value = this.cut ? head(this.text, this.boxMax) : this.text;
     this.box.readOnly = this.cut;
     this.showNote();
   }

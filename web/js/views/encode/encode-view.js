@@ -13,7 +13,7 @@ import { el, fmt, count, show, hide } from "../../dom.js";
 import "../../components/token-display.js";
 import { showProvenance } from "../../components/provenance.js";
 import { REFERENCES, tokenizerOptions, useTokenizer } from "../../components/tokenizer-choice.js";
-import { ExactText, loneSurrogateProblem } from "../../components/exact-text.js";
+import { BOX_MAX, ExactText, loneSurrogateProblem } from "../../components/exact-text.js";
 import { samplesNow, sampleText } from "../../samples.js";
 import * as mapping from "./encode-state.js";
 
@@ -108,7 +108,7 @@ class EncodeView extends HTMLElement {
     });
     ui.display.render({ start: 0, total: 0, tokens: [], ids: [], groups: [] });
     ui.tokenizer.addEventListener("change", () => { this.s.tok = ui.tokenizer.value; this.s.start = 0; this.update(); this.changed(); });
-    this.text = new ExactText(ui.text, ui.textNote, { onInput: () => { this.s.sample = ""; this.s.start = 0; this.busy(true); this.soon(); this.changed(); } });
+    this.text = new ExactText(ui.text, ui.textNote, { boxMax: BOX_MAX, onInput: () => { this.s.sample = ""; this.s.start = 0; this.busy(true); this.soon(); this.changed(); } });
     ui.ws.addEventListener("change", () => { this.s.ws = ui.ws.checked; if (this.s.model) this.draw(); this.changed(); });
     for (const radio of this.querySelectorAll(`input[name="${id("policy")}"]`)) {
       radio.addEventListener("change", () => { this.s.policy = radio.value; this.showPolicy(); this.update(); this.changed(); });
