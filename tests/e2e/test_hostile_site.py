@@ -304,8 +304,7 @@ def test_a_5_million_character_text_command_is_refused_naming_the_limit(hostile,
 
 # Below the limit: the text is shown, and no task of either main thread takes over 200 ms.
 BELOW = [("compare", LIMIT, "m.panes && m.panes.every((p) => p.tokens > 100000)"),
-         ("encode", LIMIT, "m.tokens > 100000"),
-         ("explorer", 30_000, "m.step === 0 && m.steps > 100")]
+         ("encode", LIMIT, "m.tokens > 100000")]
 
 
 @pytest.mark.parametrize("view, size, done", BELOW, ids=[row[0] for row in BELOW])
@@ -349,13 +348,13 @@ FLOODS = [
 @pytest.mark.parametrize("name, view, commands, final", FLOODS, ids=[row[0] for row in FLOODS])
 def test_a_flood_of_1000_commands_ends_in_the_right_state_without_blocking(hostile, name, view, commands, final):
     boot(hostile, view, name)
-    away = {"action": "step", "step": 0} if view == "explorer" else {"action": "text", "text": "away"}
+    away = {"action": "step", "step": 1} if view == "explorer" else {"action": "text", "text": "away"}
 
     def trial():
         # From another state each time, so that the final one is told again.
         since = len(hostile.messages())
         post(hostile, away)
-        hostile.wait_message("state", name, "m.step === 0" if view == "explorer" else "true", timeout=TRAIN_TIMEOUT_MS,
+        hostile.wait_message("state", name, "m.step === 1" if view == "explorer" else "true", timeout=TRAIN_TIMEOUT_MS,
                              since=since, watching="#w")
         hostile.page.wait_for_timeout(800)
         reset_tasks(hostile, name)
@@ -593,4 +592,4 @@ def test_every_failure_shown_in_a_widget_is_posted(hostile, case, query, expecte
     assert len(error["message"]) < 700
     # What the host heard is what the reader sees.
     frame = hostile.page.frame_locator("#w")
-    expect(frame.locator("#embed-mount")).to_contain_text(error["message"][:40])
+    expect(frame.locator("#embed")).to_contain_text(error["message"][:40])
