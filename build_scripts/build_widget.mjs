@@ -53,9 +53,19 @@ const BROWSER_DEFAULTS = `
 :where(ul) { list-style: disc; padding-left: 2.5em; } :where(ol) { list-style: decimal; padding-left: 2.5em; }
 `;
 
+// JupyterLab and Notebook 7 lay out description lists inside an output as a two-column table
+// (.jp-OutputArea-output dt: float left, 20% wide, bold; dd: float left, 80%), which put every
+// count's value on top of its label. Inside a widget the lists are the site's again; one class
+// more than the notebook's rule, and first, so that every rule of the site's sheets still wins.
+const NOTEBOOK_OUTPUT_RESETS = `
+.jp-OutputArea-output ${SCOPE} dl { width: auto; overflow: visible; }
+.jp-OutputArea-output ${SCOPE} dt, .jp-OutputArea-output ${SCOPE} dd { float: none; width: auto; }
+.jp-OutputArea-output ${SCOPE} dt { font-weight: normal; }
+`;
+
 async function stylesheet() {
   const files = await cssFiles();
-  const parts = [scoped(BROWSER_DEFAULTS),
+  const parts = [scoped(BROWSER_DEFAULTS), NOTEBOOK_OUTPUT_RESETS,
     ...await Promise.all(files.map(async (file) => scoped(await readFile(file, "utf8"))))];
   const { code } = await esbuild.transform(parts.join("\n"), { loader: "css", target: TARGET, minify: true });
   return { code, files };

@@ -153,7 +153,7 @@ def test_seed003_provenance_of_space_newest(toy):
     assert (made["step"], made["rank"], made["count"], made["tie"], made["ties"]) == (8, 7, 5, True, 2)
     assert pair_text(made) == (" ", "newest")
     assert [(pair_text(r), r["count"], r["tied"]) for r in made["runners_up"]][0] == ((" ", "low"), 5, True)
-    assert "Made by merge 8 (rank 7): (␣, newest), which occurred 5 times then." in made["text"]
+    assert "Made by merge 8: (␣, newest), which occurred 5 times then." in made["text"]
     # A merge with no tie: (ne, west) alone at 6; its runners-up have lower counts.
     made = toy.provenance(262)["made"]
     assert not made["tie"] and all(r["count"] < 6 for r in made["runners_up"])

@@ -92,6 +92,7 @@ def fx():
     (base / "empty.txt").write_bytes(b"")
     (base / "latin1.txt").write_bytes("café".encode("latin-1"))
     (base / "aaab.txt").write_text("a" * 40 + "b", encoding="utf-8")
+    (base / "poly.txt").write_text("b" * 12_000 + "!", encoding="utf-8")
     hf = json.loads(files["tokenizer.json"])
     manifest = json.loads(files["manifest.json"])
 
@@ -156,6 +157,38 @@ def fx():
     put("deep5000.json", "[" * 5000 + "]" * 5000)
     put("deep100000.json", "[" * 100_000 + "]" * 100_000)
     put("deep_object.json", '{"a":' * 3000 + "1" + "}" * 3000)
+
+    # Catastrophic pattern shapes on their own letters (issue 24): a corpus "x...xy" per script, and a
+    # tokenizer.json whose Split pattern has the shape.
+    for script, (x, y) in PATTERN_SCRIPTS.items():
+        put(f"shape_{script}.txt", x * 40 + y + "\n")
+        for shape, template in PATTERN_SHAPES.items():
+            hf_with(f"hf_shape_{shape}_{script}.json",
+                    pre_tokenizer=split({"Regex": template.format(x=x, y=y) + "|[\\s\\S]"}))
+
+    # issue 25's messages: names in any case, CR-only endings, a lone surrogate key, a BOM, two tokenizers
+    other = export_files(train("abc abd abe xyz xyq " * 5, num_merges=12))
+    for folder, members in {
+        "upper_hf": {"TOKENIZER.JSON": files["tokenizer.json"]},
+        "mixed_case_gpt2": {"Encoder.JSON": files["encoder.json"], "VOCAB.BPE": files["vocab.bpe"]},
+        "cr_gpt2": {"encoder.json": files["encoder.json"], "vocab.bpe": files["vocab.bpe"].replace(b"\n", b"\r")},
+        "crlf_gpt2": {"encoder.json": files["encoder.json"], "vocab.bpe": files["vocab.bpe"].replace(b"\n", b"\r\n")},
+        "surrogate_key": {"encoder.json": files["encoder.json"][:-1] + b', "\\ud800x": %d}' % len(
+            json.loads(files["encoder.json"])), "vocab.bpe": files["vocab.bpe"]},
+        "low_surrogate_key": {"encoder.json": files["encoder.json"][:-1] + b', "a\\udfffb": %d}' % len(
+            json.loads(files["encoder.json"])), "vocab.bpe": files["vocab.bpe"]},
+        "two_gpt2_hf": {"encoder.json": files["encoder.json"], "vocab.bpe": files["vocab.bpe"],
+                        "tokenizer.json": other["tokenizer.json"]},
+        "two_hf_tiktoken": {"tokenizer.json": files["tokenizer.json"], "tokenizer.tiktoken": other["tokenizer.tiktoken"]},
+        "one_in_three_formats": {n: files[n] for n in ("encoder.json", "vocab.bpe", "tokenizer.json")},
+    }.items():
+        for name, data in members.items():
+            put(f"{folder}/{name}", data)
+    put("two.zip", _zip({"encoder.json": other["encoder.json"], "vocab.bpe": other["vocab.bpe"],
+                         "tokenizer.json": files["tokenizer.json"]}))
+    put("bom.tiktoken", b"\xef\xbb\xbf" + files["tokenizer.tiktoken"])
+    with open(base / "sparse40.txt", "wb") as handle:
+        handle.truncate(40 * 1024 * 1024)
 
     # .tiktoken variants
     put("rank1e18.tiktoken", _ranks_file(b"YWI= 1000000000000000000\n"))
@@ -289,6 +322,51 @@ OUT_CASES = [
     for spelling, out, expect in OUT_SPELLINGS
 ]
 
+# Patterns that backtrack without end on the text they get, on any letters (issue 24): the issue's shape and
+# others of the class, each on Latin, upper case, Cyrillic, Greek, CJK, digits and Devanagari.
+PATTERN_SCRIPTS = {"latin": ("b", "c"), "upper": ("Q", "Z"), "cyrillic": ("ж", "щ"), "greek": ("λ", "ω"),
+                   "cjk": ("中", "文"), "digits": ("7", "8"), "devanagari": ("क", "ख")}
+PATTERN_SHAPES = {
+    "nested-plus": "({x}+)+$|{y}|{x}",  # the issue's own: (b+)+$|c|b
+    "star-inside-plus": "(?:{x}*{x})+$|{y}|{x}",
+    "overlapping-alternatives": "({x}|{x}{x})+$|{y}|{x}",
+    "optional-tail": "(?:{x}+{y}?)+$|{y}|{x}",
+    "lookahead": "(?=({x}+)+$){x}|{y}|{x}",
+    "bounded-outer": "(?:{x}+){{5}}$|{y}|{x}",
+}
+SLOW_ON_SOME = r"takes too long on some texts: .* can match the same text in many ways"
+
+
+def _shape_cases():
+    cases = []
+    for script, (x, y) in PATTERN_SCRIPTS.items():
+        for shape, template in PATTERN_SHAPES.items():
+            pattern = template.format(x=x, y=y)
+            tag = "issue-" if (shape, script) == ("nested-plus", "latin") else ""
+            cases.append(cli_case(f"{tag}pattern-{shape}-{script}", ["train", f"shape_{script}.txt", "--merges", "3",
+                                  "--pattern", pattern, "--out", f"o_{shape}_{script}"], 2,
+                                  re.escape(f"pattern {pattern!r} ") + SLOW_ON_SOME, no_out=f"o_{shape}_{script}"))
+            cases.append(cli_case(f"pattern-import-{shape}-{script}", ["encode", "--tokenizer",
+                                  f"hf_shape_{shape}_{script}.json", f"shape_{script}.txt"], 2,
+                                  rf"hf_shape_{shape}_{script}\.json: pre_tokenizer pattern: .*" + SLOW_ON_SOME))
+    return cases
+
+
+PATTERN_CASES = _shape_cases() + [
+    # Sound shapes stay accepted: the next character decides whether a repeat goes on.
+    cli_case("pattern-sound-separated-repeat", ["train", "shape_latin.txt", "--merges", "3", "--pattern",
+                                                "[bc]+(?:'[bc]+)*|\\s+", "--out", "o_sound1", "--quiet"], 0, r"^$"),
+    cli_case("pattern-sound-atomic", ["train", "shape_cyrillic.txt", "--merges", "3", "--pattern",
+                                      "(?>ж+)+|щ|\\s", "--out", "o_sound2", "--quiet"], 0, r"^$"),
+    cli_case("pattern-sound-possessive", ["train", "shape_cjk.txt", "--merges", "3", "--pattern",
+                                          "(?:中++)+|文|\\s", "--out", "o_sound3", "--quiet"], 0, r"^$"),
+    # Slow as a power of the length, not exponential: stopped on the real text by the CPU budget.
+    cli_case("pattern-polynomial-on-the-text", ["train", "poly.txt", "--merges", "3", "--pattern",
+                                                "b+b+b+$|[\\s\\S]", "--out", "o_poly"], 2,
+             r"pattern 'b\+b\+b\+\$\|\[\\\\s\\\\S\]' takes too long on this text: splitting its 12,001 characters took over "
+             r"0\.6 s of CPU time and was stopped", no_out="o_poly"),
+]
+
 NOT_OPENAI = r"x\.tiktoken: a \.tiktoken file holds ranks only, not the pre-tokenizer pattern .* choose its pre-tokenizer"
 TOO_DEEP = r"nests more than 64 levels deep"
 
@@ -328,7 +406,7 @@ CLI_CASES = [
              r"deep100000\.json: JSON " + TOO_DEEP),
     cli_case("issue-pattern-never-finishes", ["train", "aaab.txt", "--merges", "5", "--pattern", "(a+)+$|b",
                                               "--out", "o1"], 2,
-             r"pattern '\(a\+\)\+\$\|b' takes too long: one probe, .* backtracks catastrophically"),
+             r"pattern '\(a\+\)\+\$\|b' takes too long on some texts: .* backtracks catastrophically"),
     cli_case("issue-split-pattern-never-finishes", ["encode", "--tokenizer", "hf_catastrophic.json", "aaab.txt"], 2,
              r"hf_catastrophic\.json: pre_tokenizer pattern: pattern '\(a\+\)\+\$\|\[\\\\s\\\\S\]' takes too long"),
     cli_case("issue-pattern-50000-parens", ["train", "corpus.txt", "--merges", "5", "--pattern",
@@ -499,7 +577,42 @@ CLI_CASES = [
              r"train on the first 1,000,000 characters \(--truncate\), or raise the limit"),
     cli_case("train-negative-merges", ["train", "corpus.txt", "--merges", "-1", "--out", "o13"], 2,
              r"num_merges must be 0 or more, got -1"),
-] + OUT_CASES
+] + OUT_CASES + PATTERN_CASES + [
+    # --- issue 25: messages that help, reads bounded by the limit
+    cli_case("issue-train-dev-zero-truncate", ["train", "/dev/zero", "--truncate", "--char-limit", "100000",
+                                               "--merges", "3", "--out", "o_zero", "--quiet"], 0, r"^$"),
+    cli_case("train-sparse-400mb-truncate", ["train", "sparse40.txt", "--truncate", "--char-limit", "20000",
+                                             "--merges", "3", "--out", "o_sparse", "--quiet"], 0, r"^$"),
+    cli_case("issue-special-lone-surrogate", ["train", "corpus.txt", "--merges", "3", "--special",
+                                              "<|\udced\udca0\udc80|>", "--out", "o_sur"], 2,
+             r"--special b'<\|\\xed\\xa0\\x80\|>' is not valid UTF-8 text \(it holds U\+DCED, a lone surrogate\)",
+             no_out="o_sur"),
+    cli_case("special-lone-byte", ["train", "corpus.txt", "--merges", "3", "--special", "x", "--special", "\udcff",
+                                   "--out", "o_sur2"], 2, r"--special b'\\xff' is not valid UTF-8 text", no_out="o_sur2"),
+    cli_case("issue-tokenizer-json-upper-case", ["encode", "--tokenizer", "upper_hf", "--text", "hello"], 0,
+             r"^\d+( \d+)*$"),
+    cli_case("gpt2-files-mixed-case", ["encode", "--tokenizer", "mixed_case_gpt2", "--text", "hello"], 0,
+             r"^\d+( \d+)*$"),
+    cli_case("issue-vocab-bpe-cr-only", ["encode", "--tokenizer", "cr_gpt2", "--text", "hello lower"], 0,
+             r"^\d+( \d+)*$"),
+    cli_case("vocab-bpe-crlf", ["encode", "--tokenizer", "crlf_gpt2", "--text", "hello lower"], 0, r"^\d+( \d+)*$"),
+    cli_case("issue-encoder-key-surrogate", ["encode", "--tokenizer", "surrogate_key", "--text", "a"], 2,
+             r"encoder\.json: key '\\ud800x' \(id \d+\) holds a lone surrogate U\+D800"),
+    cli_case("encoder-key-low-surrogate", ["encode", "--tokenizer", "low_surrogate_key", "--text", "a"], 2,
+             r"encoder\.json: key 'a\\udfffb' \(id \d+\) holds a lone surrogate U\+DFFF"),
+    cli_case("issue-tiktoken-bom", ["encode", "--tokenizer", "bom.tiktoken", "--pretokenizer", "gpt2",
+                                    "--text", "hello"], 0, r"^\d+( \d+)*$"),
+    cli_case("issue-two-tokenizers-folder", ["encode", "--tokenizer", "two_gpt2_hf", "--text", "a"], 2,
+             r"encoder\.json \+ vocab\.bpe, tokenizer\.json: these hold two different tokenizers \(\d+ and \d+ tokens"),
+    cli_case("issue-two-tokenizers-zip", ["encode", "--tokenizer", "two.zip", "--text", "a"], 2,
+             r"encoder\.json \+ vocab\.bpe, tokenizer\.json: these hold two different tokenizers"),
+    cli_case("two-tokenizers-hf-and-tiktoken", ["encode", "--tokenizer", "two_hf_tiktoken", "--text", "a"], 2,
+             r"tokenizer\.json, tokenizer\.tiktoken: these hold two different tokenizers"),
+    cli_case("one-tokenizer-in-three-formats", ["encode", "--tokenizer", "one_in_three_formats", "--text", "hello"],
+             0, r"^\d+( \d+)*$"),
+    cli_case("quote-100000-char-name", ["encode", "--tokenizer", "x" * 100_000, "--text", "a"], 2,
+             r"cannot inspect 'xxxx.*\.\.\. \(100,000 characters\): File name too long"),
+]
 
 
 # ------------------------------------------------------------------ Python API cases
@@ -580,6 +693,38 @@ API_CASES = [
     api_case("api-manifest-digest-not-str", lambda fx: load_files(
         {"tokenizer.tiktoken": _tiktoken_bytes(fx), "manifest.json": json.dumps(
             fx["manifest"] | {"files": {"tokenizer.tiktoken": {"sha256": 5}}}).encode()}), None),
+    # issue 25's API cases, and variants
+    api_case("api-issue-train-bytes", lambda fx: train(b"hello world", num_merges=3),
+             r"the corpus must be text \(a str or a list of str\), got bytes: decode it first"),
+    api_case("api-train-bytes-in-list", lambda fx: train(["ok", b"hello"], num_merges=3), r"bytes", (TypeError, ValueError)),
+    api_case("api-issue-decode-true", lambda fx: Tokenizer.bytes_only().decode([True]),
+             r"ids\[0\] is True, a bool, which is not a token id", TypeError),
+    api_case("api-decode-false-later", lambda fx: Tokenizer.bytes_only().decode([104, False]),
+             r"ids\[1\] is False, a bool", TypeError),
+    api_case("api-issue-decode-float", lambda fx: Tokenizer.bytes_only().decode([104.0]),
+             r"ids\[0\] must be an int \(a token id\), got float 104\.0", TypeError),
+    api_case("api-issue-decode-bytes", lambda fx: Tokenizer.bytes_only().decode(b"hi"),
+             r"ids must be a list of token ids \(ints\), got bytes b'hi'", TypeError),
+    api_case("api-decode-str", lambda fx: Tokenizer.bytes_only().decode("104"), r"got str", TypeError),
+    api_case("api-issue-encode-none", lambda fx: Tokenizer.bytes_only().encode(None), r"text must be a str, got None",
+             TypeError),
+    api_case("api-encode-bytes", lambda fx: Tokenizer.bytes_only().encode(b"hi"), r"text must be a str, got", TypeError),
+    api_case("api-issue-two-tokenizers", lambda fx: load_files(
+        {n: (fx["base"] / "two_gpt2_hf" / n).read_bytes() for n in ("encoder.json", "vocab.bpe", "tokenizer.json")}),
+             r"encoder\.json \+ vocab\.bpe, tokenizer\.json: these hold two different tokenizers"),
+    api_case("api-one-tokenizer-three-formats", lambda fx: load_files(
+        {n: fx["files"][n] for n in ("encoder.json", "vocab.bpe", "tokenizer.json", "tokenizer.tiktoken")}), None),
+    api_case("api-upper-case-in-zip", lambda fx: load_files({"T.zip": _zip({"dir/Tokenizer.Json": fx["files"]["tokenizer.json"]})}),
+             None),
+    api_case("api-issue-encoder-surrogate", lambda fx: load_files(
+        {n: (fx["base"] / "surrogate_key" / n).read_bytes() for n in ("encoder.json", "vocab.bpe")}),
+             r"encoder\.json: key '\\ud800x' \(id \d+\) holds a lone surrogate"),
+    api_case("api-issue-tiktoken-bom", lambda fx: load_files({"a.tiktoken": b"\xef\xbb\xbf" + _tiktoken_bytes(fx)},
+                                                            pretokenizer="gpt2"), None),
+    api_case("api-special-surrogate", lambda fx: train("hi there", num_merges=2, special_tokens=("<\ud800>",)),
+             r"special token '<\\ud800>' has a lone surrogate U\+D800"),
+    api_case("api-pattern-ambiguous-cjk", lambda fx: get_pretokenizer("custom", "(?:文|文文)+$|中"),
+             SLOW_ON_SOME, PretokenizeError),
     api_case("api-openai-with-choice-differs", lambda fx: load_files(
         {"cl100k_base.tiktoken": (NPM_RANKS / "cl100k_base.tiktoken").read_bytes()}, pretokenizer="gpt2"), None),
 ]
@@ -649,11 +794,40 @@ WORKER_CASES = [
                 r"b\.zip: a\.json: unpacks [\d,]+ bytes to 52,428,800, over 100 times: refused as a likely zip bomb"),
     worker_case("worker-pattern-request-slow", "pattern", lambda fx: {"pattern": "(a+)+$|b", "sample": "aaa"},
                 r"takes too long", "PretokenizeError"),
+    worker_case("worker-issue-two-tokenizers", "import", lambda fx: _files(**{
+        n.replace(".", "_DOT_"): (fx["base"] / "two_gpt2_hf" / n).read_bytes()
+        for n in ("encoder.json", "vocab.bpe", "tokenizer.json")}), r"these hold two different tokenizers"),
+    worker_case("worker-two-tokenizers-zip", "import", lambda fx: _files(t_DOT_zip=(fx["base"] / "two.zip").read_bytes()),
+                r"encoder\.json \+ vocab\.bpe, tokenizer\.json: these hold two different tokenizers"),
+    worker_case("worker-upper-case-name", "import", lambda fx: _files(TOKENIZER_DOT_JSON=fx["files"]["tokenizer.json"]),
+                None),
+    worker_case("worker-tiktoken-bom", "import", lambda fx: _files(x_DOT_tiktoken=b"\xef\xbb\xbf" + _tiktoken_bytes(fx))
+                | {"pretokenizer": "gpt2"}, None),
+    worker_case("worker-vocab-cr-only", "import", lambda fx: _files(
+        encoder_DOT_json=fx["files"]["encoder.json"], vocab_DOT_bpe=fx["files"]["vocab.bpe"].replace(b"\n", b"\r")), None),
     worker_case("worker-pattern-request-overflow", "pattern", lambda fx: {"pattern": "a{4294967296}"},
                 r"repeat count 4294967296 in quantifier is too large", "PretokenizeError"),
     worker_case("worker-pattern-request-nested", "pattern", lambda fx: {"pattern": "(" * 50_000 + ")" * 50_000},
                 r"characters long; the limit is 2,000", "PretokenizeError"),
 ]
+
+
+def _worker_shape_cases():
+    cases = []
+    for script, (x, y) in PATTERN_SCRIPTS.items():
+        for shape, template in PATTERN_SHAPES.items():
+            pattern = template.format(x=x, y=y)
+            cases.append(worker_case(f"worker-pattern-train-{shape}-{script}", "train", lambda fx, p=pattern, x=x, y=y: {
+                "documents": [x * 40 + y], "settings": {"num_merges": 3, "pretokenizer": "custom", "pattern": p}},
+                SLOW_ON_SOME, "PretokenizeError"))
+            cases.append(worker_case(f"worker-pattern-import-{shape}-{script}", "import", lambda fx, n=f"hf_shape_{shape}_{script}.json": _files(
+                tokenizer_DOT_json=(fx["base"] / n).read_bytes()), r"tokenizer\.json: pre_tokenizer pattern: .*" + SLOW_ON_SOME))
+        cases.append(worker_case(f"worker-pattern-request-{script}", "pattern", lambda fx, x=x, y=y: {
+            "pattern": f"({x}+)+$|{y}|{x}", "sample": x * 40 + y}, SLOW_ON_SOME, "PretokenizeError"))
+    return cases
+
+
+WORKER_CASES += _worker_shape_cases()
 
 
 # ------------------------------------------------------------------ server
@@ -685,6 +859,16 @@ def test_the_table_is_large_enough():
     assert {case.area for case in ALL_CASES} == {"cli", "api", "worker", "server"}
 
 
+def test_case_counts_by_outcome():
+    """The closing note's numbers: cases refused with a message and cases that must succeed, per area."""
+    counts = {}
+    for case in ALL_CASES + BODY_CASES:
+        key = (case.area, "refused" if case.code not in (0, 200) else "accepted")
+        counts[key] = counts.get(key, 0) + 1
+    print(sorted(counts.items()))
+    assert sum(counts.values()) == len(ALL_CASES) + len(BODY_CASES)
+
+
 # ------------------------------------------------------------------ running the cases
 
 
@@ -697,37 +881,51 @@ def _limits(as_nobody):
     return apply
 
 
-def run_cli(args, cwd, *, as_nobody=False, stdin=None):
+def _readable_copy_of_the_package(base):
+    """bpelab's source copied where `nobody` can read it: the checkout may sit in a private folder (/root is 700)."""
+    target = base / "nobody_py"
+    if not target.exists():
+        shutil.copytree(ROOT / "py" / "bpelab", target / "bpelab", ignore=shutil.ignore_patterns("__pycache__"))
+        for folder, dirs, names in os.walk(target):
+            os.chmod(folder, 0o755)
+            for name in names:
+                os.chmod(os.path.join(folder, name), 0o644)
+    return target
+
+
+def run_cli(args, cwd, *, as_nobody=False, stdin=None, readable=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "py"), BPELAB_PROGRESS="0")
-    return subprocess.run([sys.executable, "-m", "bpelab", *args], cwd=cwd, capture_output=True, text=True,
+    python = sys.executable
+    if as_nobody and os.getuid() == 0:
+        # The interpreter itself, not the venv's link to it, and a copy of the package in the world-readable
+        # fixture folder: `nobody` can reach neither inside a mode-700 checkout.
+        python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+        env["PYTHONPATH"] = str(_readable_copy_of_the_package(Path(readable or cwd)))
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.run([python, "-m", "bpelab", *args], cwd=cwd, capture_output=True, text=True,
                           encoding="utf-8", errors="backslashreplace", timeout=TIMEOUT, input=stdin,
                           preexec_fn=_limits(as_nobody), env=env)
 
 
-@pytest.fixture(scope="module")
-def cli_results(fx):
-    """Every CLI case run once, two at a time (each is its own process, with its own limits and timeout)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    def one(case):
-        try:
-            return run_cli(case.how["args"], fx["base"] / case.how.get("cwd", ""), as_nobody=case.how.get("as_nobody", False))
-        except subprocess.TimeoutExpired as error:
-            return error
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip((case.id for case in CLI_CASES), pool.map(one, CLI_CASES)))
+def _run_case(case, fx):
+    """One CLI case, in its own process with its own limits and timeout (never a batch: one case's failure is its own)."""
+    try:
+        return run_cli(case.how["args"], fx["base"] / case.how.get("cwd", ""), as_nobody=case.how.get("as_nobody", False),
+                       readable=fx["base"])
+    except subprocess.TimeoutExpired as error:
+        return error
 
 
 @pytest.mark.parametrize("case", CLI_CASES, ids=repr)
-def test_cli(case, fx, cli_results):
-    proc = cli_results[case.id]
+def test_cli(case, fx):
+    proc = _run_case(case, fx)
     assert not isinstance(proc, subprocess.TimeoutExpired), f"ran past {TIMEOUT} s"
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == case.code, (proc.returncode, proc.stderr[-2000:])
     if case.code:
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1, proc.stderr  # one line
+        assert len(lines[0]) <= 2_100, lines[0][:300]  # a short prefix of any value, never a 100 KB echo
         assert lines[0].startswith(f"bpelab {case.how['args'][0]}: "), lines[0]
         assert re.search(case.expect, lines[0]), lines[0]
         assert proc.stdout == ""
@@ -845,6 +1043,106 @@ def test_server_error_answers_to_head_have_no_body(site):
     assert headers[b"Content-Type"] == b"text/plain; charset=utf-8"
     assert int(headers[b"Content-Length"]) == len(b"404 Not Found: file not found\n")
     assert body == b""
+
+
+# A GET or HEAD with a body is refused and the connection closed, so the body is never read as a request
+# (issue 25); one without a body is served on the same keep-alive connection.
+BODY_CASES = [
+    Case("server-issue-get-content-length", "server", code=400, expect=b"GET / HTTP/1.1\r\nHost: x\r\n"
+         b"Content-Length: 18\r\n\r\nGET /x HTTP/1.1\r\n\r\n"),
+    Case("server-issue-get-chunked", "server", code=400, expect=b"GET / HTTP/1.1\r\nHost: x\r\n"
+         b"Transfer-Encoding: chunked\r\n\r\n12\r\nGET /x HTTP/1.1\r\n\r\n\r\n0\r\n\r\n"),
+    Case("server-head-content-length", "server", code=400, expect=b"HEAD / HTTP/1.1\r\nHost: x\r\n"
+         b"Content-Length: 3\r\n\r\nabc"),
+    Case("server-get-content-length-zero", "server", code=200, expect=b"GET / HTTP/1.1\r\nHost: x\r\n"
+         b"Content-Length: 0\r\nConnection: close\r\n\r\n"),
+]
+
+
+def _exchange(site, data):
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(site)
+    with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as raw:
+        raw.sendall(data)
+        answer = b""
+        while chunk := raw.recv(65536):  # the server closes the connection
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize("case", BODY_CASES, ids=repr)
+def test_server_request_with_a_body(case, site):
+    answer = _exchange(site, case.expect)
+    assert answer.startswith(b"HTTP/1.1 %d " % case.code), answer[:200]
+    assert answer.count(b"HTTP/1.1 ") == 1, answer[:400]  # the body was not answered as a second request
+    if case.code == 400:
+        assert answer.endswith(b"carries no body (Content-Length or Transfer-Encoding given)\n") or case.id.startswith(
+            "server-head"), answer[-200:]
+
+
+@pytest.mark.parametrize("held", [200])
+def test_server_times_idle_connections_out(tmp_path, held):
+    """200 half-sent requests: each connection is closed after the idle timeout, and the server still answers."""
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    from bpelab.serve import serve_in_thread
+
+    (tmp_path / "index.html").write_text("<title>t</title>", encoding="utf-8")
+    server, url = serve_in_thread(tmp_path, idle_timeout=1.0)
+    try:
+        parts = urlsplit(url)
+        sockets = []
+        for _ in range(held):
+            connection = socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT)
+            connection.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
+            sockets.append(connection)
+        started = time.monotonic()
+        closed = 0
+        for connection in sockets:
+            try:
+                closed += connection.recv(1) == b""  # the server closed it
+            except (ConnectionError, socket.timeout):
+                pass
+            connection.close()
+        assert closed == held, closed
+        assert time.monotonic() - started < TIMEOUT
+        assert _fetch(url)[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_takes_the_next_port_when_8000_is_taken(tmp_path):
+    """`bpelab serve` without --port (npm start) says which port it took when 8000 is in use."""
+    import socket
+    import time
+
+    (tmp_path / "index.html").write_text("<title>t</title>", encoding="utf-8")
+    blocker = socket.socket()
+    try:
+        blocker.bind(("127.0.0.1", 8000))
+        blocker.listen()
+    except OSError:  # already taken by another server: the case this test is about
+        blocker.close()
+        blocker = None
+    proc = subprocess.Popen([sys.executable, "-m", "bpelab", "serve", "--dir", str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT / "py")))
+    try:
+        note = proc.stdout.readline()
+        line = proc.stdout.readline()
+        assert re.fullmatch(r"port 8000 is taken \(another server\?\), so port (\d+) is used\n", note), note
+        port = re.fullmatch(r"port 8000 is taken \(another server\?\), so port (\d+) is used\n", note).group(1)
+        assert line == f"BPE Lab is served at http://127.0.0.1:{port}/  (port {port}; Ctrl-C stops)\n", line
+        assert _fetch(f"http://127.0.0.1:{port}/")[0] == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=TIMEOUT)
+        if blocker:
+            blocker.close()
 
 
 # ------------------------------------------------------------------ OpenAI's .tiktoken files

@@ -26,6 +26,7 @@ from .openai_vocab import tokenizer_for_rank_file
 from .pretokenize import PATTERNS, PRETOKENIZER_NAMES, Pretokenizer, get_pretokenizer
 from .ranks import RankFileError, dump_tiktoken, recover_merges
 from .ranks import parse_tiktoken as _parse_rank_file
+from .quoting import quote
 from .tokenizer import Tokenizer, check_token_ids, show_id
 from .train import CHAR_LIMIT
 
@@ -259,6 +260,10 @@ def _check_ids(filename, ids_by_key):
         )
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LINE_BREAK = re.compile("\r\n|\r|\n")
+
+
 def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None, special_tokens=None):
     """A Tokenizer from GPT-2-format files, ours or third-party, header or not.
 
@@ -282,9 +287,13 @@ def from_gpt2_files(encoder_json, vocab_bpe, *, manifest=None, pretokenizer=None
     for key in encoder:
         if not isinstance(key, str) or not key:
             raise ArtifactError("encoder.json", f"empty token string for id {encoder[key]}")
+        if not key.isascii() and (bad := _SURROGATE.search(key)):
+            raise ArtifactError("encoder.json", f"key {quote(key)} (id {encoder[key]}) holds a lone surrogate "
+                                f"U+{ord(bad.group()):04X} (a \\u{ord(bad.group()):04x} escape without its pair), "
+                                "which is not text; fix or remove that key")
 
     merges_text = _text("vocab.bpe", vocab_bpe)
-    lines = merges_text.split("\n")
+    lines = _LINE_BREAK.split(merges_text)  # \n, \r\n, or \r alone (old Mac endings)
     if lines and lines[-1] == "":
         lines.pop()  # the trailing newline
     start = 1 if lines and lines[0].startswith("#version") else 0
@@ -468,6 +477,10 @@ def parse_tiktoken(data, filename=TIKTOKEN_FILENAME):
     """
     if len(data) > MAX_FILE_BYTES:
         raise ArtifactError(filename, f"file too large ({len(data):,} bytes; the limit is {MAX_FILE_BYTES:,})")
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    if bytes(data[:3]) == b"\xef\xbb\xbf":
+        data = data[3:]  # a byte order mark, as the other formats accept
     try:
         ranks = _parse_rank_file(data)
     except RankFileError as error:
@@ -896,32 +909,69 @@ def load_files(files, *, pretokenizer=None):
             if member in names:
                 raise ArtifactError(name, f"a second file named {member!r}; give the files of one tokenizer at a time")
             names[member] = content
-    manifest = names.get("manifest.json")
+    manifest = next((names[n] for n in sorted(names) if n.lower() == "manifest.json"), None)
     _check_manifest_digests(manifest, names)
-    encoder = _one_of(names, lambda n: n.endswith("encoder.json") or n == "vocab.json", "encoder.json files")
-    merges = _one_of(names, lambda n: n.endswith(".bpe") or n.endswith("merges.txt"), "vocab.bpe files")
-    if encoder and merges:
-        chosen = None if pretokenizer is None else explicit_pretokenizer(pretokenizer, encoder)
-        if chosen is not None and manifest is not None:
-            raise ArtifactError("manifest.json", "states the pre-tokenizer already; drop the explicit choice")
-        return from_gpt2_files(names[encoder], names[merges], manifest=manifest, pretokenizer=chosen)
-    if encoder or merges:
+    encoder = _one_of(names, lambda n: n.lower().endswith("encoder.json") or n.lower() == "vocab.json",
+                      "encoder.json files")
+    merges = _one_of(names, lambda n: n.lower().endswith(".bpe") or n.lower().endswith("merges.txt"), "vocab.bpe files")
+    if bool(encoder) != bool(merges):
         have, need = (encoder, "vocab.bpe") if encoder else (merges, "encoder.json")
         raise ArtifactError(have, f"needs its partner file {need}: GPT-2 format is two files")
-    hf = "tokenizer.json" if "tokenizer.json" in names else _one_of(
-        names, lambda n: n.endswith(".json") and n != "manifest.json", "JSON files that could be a tokenizer.json"
-    )
+    exact = [n for n in names if n.lower() == "tokenizer.json"]
+    hf = exact[0] if len(exact) == 1 else _one_of(
+        names, lambda n: n.lower().endswith(".json") and n.lower() != "manifest.json" and n != encoder,
+        "JSON files that could be a tokenizer.json")
+    ranks = _one_of(names, lambda n: n.lower().endswith(".tiktoken"), ".tiktoken files")
+    loaders = {}
+    if encoder:
+        def gpt2(choice=pretokenizer):
+            chosen = None if choice is None else explicit_pretokenizer(choice, encoder)
+            if chosen is not None and manifest is not None:
+                raise ArtifactError("manifest.json", "states the pre-tokenizer already; drop the explicit choice")
+            return from_gpt2_files(names[encoder], names[merges], manifest=manifest, pretokenizer=chosen)
+        loaders[f"{encoder} + {merges}"] = gpt2
     if hf:
-        if pretokenizer is not None:
-            raise ArtifactError(hf, "a tokenizer.json states its own pre-tokenizer; drop the explicit choice")
-        return from_hf_tokenizer_json(names[hf], filename=hf)
-    ranks = _one_of(names, lambda n: n.endswith(".tiktoken"), ".tiktoken files")
+        def hf_json(choice=pretokenizer):
+            if choice is not None:
+                raise ArtifactError(hf, "a tokenizer.json states its own pre-tokenizer; drop the explicit choice")
+            return from_hf_tokenizer_json(names[hf], filename=hf)
+        loaders[hf] = hf_json
     if ranks:
-        return from_tiktoken(names[ranks], manifest=manifest, filename=ranks, pretokenizer=pretokenizer)
-    raise ArtifactError(
-        ", ".join(sorted(names)) or "(no files)",
-        "no tokenizer found: give encoder.json + vocab.bpe, a tokenizer.json, or a .tiktoken file (or a .zip holding them)",
-    )
+        loaders[ranks] = lambda choice=pretokenizer: from_tiktoken(names[ranks], manifest=manifest, filename=ranks,
+                                                                   pretokenizer=choice)
+    if not loaders:
+        raise ArtifactError(
+            ", ".join(sorted(names)) or "(no files)",
+            "no tokenizer found: give encoder.json + vocab.bpe, a tokenizer.json, or a .tiktoken file (or a .zip "
+            "holding them); names are matched in any case",
+        )
+    labels = list(loaders)
+    tokenizer = loaders[labels[0]]()
+    if len(labels) > 1 and not _same_export(manifest, names, [encoder, merges, hf, ranks]):
+        # Several formats: one export of one tokenizer, or a mix of two; never pick one of two silently.
+        for label in labels[1:]:
+            loader = loaders[label]
+            other = loader(None if label == hf else pretokenizer or ("bytes" if label == ranks else None))
+            # A .tiktoken holds no special tokens (a manifest adds them): compare its ordinary tokens only.
+            specials_differ = ranks not in (label, labels[0]) and other.special_tokens != tokenizer.special_tokens
+            if other.vocab != tokenizer.vocab or specials_differ:
+                raise ArtifactError(
+                    f"{labels[0]}, {label}",
+                    f"these hold two different tokenizers ({len(tokenizer.vocab) + len(tokenizer.special_tokens):,} "
+                    f"and {len(other.vocab) + len(other.special_tokens):,} tokens, or the same number with other "
+                    "tokens or ids): give the files of one tokenizer at a time",
+                )
+    return tokenizer
+
+
+def _same_export(manifest, names, present):
+    """True when manifest.json records a sha256 for each of these files (_check_manifest_digests checked them)."""
+    if manifest is None:
+        return False
+    recorded = _manifest_data(manifest).get("files")
+    return isinstance(recorded, dict) and all(
+        isinstance(recorded.get(name), dict) and isinstance(recorded[name].get("sha256"), str)
+        for name in present if name)
 
 
 def _check_manifest_digests(manifest, names):

@@ -79,6 +79,36 @@ def read_text_file(path):
     return decode_utf8(data, path)
 
 
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+
+
+def read_text_prefix(path, max_chars):
+    """(text, characters): at most the first `max_chars` characters of a file, read without reading the rest
+    into memory (train --truncate on /dev/zero or a 10 GB file); `characters` is the file's whole length in
+    characters for a regular file (counted a block at a time), and what was read for a device or pipe."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(4 * max_chars + 3)  # a character is at most 4 bytes; 3 for a BOM
+            regular = os.path.isfile(path)
+            more = handle.read(1) if regular else b"x" if len(data) == 4 * max_chars + 3 else b""
+            rest = 0
+            if regular and more:
+                rest = 0 if (more[0] & 0xC0) == 0x80 else 1
+                while block := handle.read(1 << 20):
+                    rest += len(block.translate(None, _CONTINUATION_BYTES))  # one per character
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    if more:  # cut: drop a character split at the end of what was read
+        end = len(data)
+        while end > 0 and end > len(data) - 4 and (data[end - 1] & 0xC0) == 0x80:
+            end -= 1
+        if end > 0 and data[end - 1] >= 0xC0:
+            end -= 1
+        data = data[:end] if end < len(data) and end >= len(data) - 4 else data
+    text = decode_utf8(data, path)
+    return text[:max_chars], len(text) + rest
+
+
 def read_stdin():
     """Standard input as UTF-8, whatever the locale says, read as files are."""
     return decode_utf8(sys.stdin.buffer.read(), "standard input")
@@ -129,6 +159,14 @@ def _settings(args):
     if args.no_special and args.special:
         raise UsageError("--no-special and --special contradict each other; give one of them")
     specials = () if args.no_special else tuple(args.special or DEFAULT_SPECIAL_TOKENS)
+    for token in specials:
+        bad = next((c for c in token if "\ud800" <= c <= "\udfff"), None)
+        if bad is not None:  # the shell passed bytes that are not UTF-8 (Python keeps them as lone surrogates)
+            shown = token.encode("utf-8", "surrogateescape" if "\udc80" <= bad <= "\udcff" else "backslashreplace")
+            raise UsageError(
+                f"--special {quote(shown)} is not valid UTF-8 text (it holds U+{ord(bad):04X}, a lone surrogate); "
+                "give the special token as UTF-8 text, such as --special '<|endoftext|>'"
+            )
     if args.pattern and args.pretokenizer:
         raise UsageError(
             f"--pattern is a custom pre-tokenizer, so --pretokenizer {args.pretokenizer} would be ignored; give one of them"
@@ -162,7 +200,16 @@ def cmd_train(args):
                 f"the text has at least {size // 4:,} characters ({size:,} bytes), over the limit of {limit:,}: "
                 f"train on the first {limit:,} characters (--truncate), or raise the limit (--char-limit)"
             )
-    documents = [read_text_file(path) for path in args.files]
+    if args.truncate and limit is not None:
+        # Read only what the limit needs: --truncate on /dev/zero or a huge file must not fill memory.
+        documents, total, room = [], 0, limit
+        for path in args.files:
+            text, characters = read_text_prefix(path, max(room, 1))
+            documents.append(text[:room])
+            total += characters
+            room -= len(documents[-1])
+    else:
+        documents = [read_text_file(path) for path in args.files]
     try:
         check_not_empty(documents)
     except ValueError as error:
@@ -171,6 +218,8 @@ def cmd_train(args):
     truncation = None
     if args.truncate:
         documents, truncation = truncate_documents(documents, limit)
+        if limit is not None and total > limit:
+            truncation = {"original_characters": total, "kept_characters": limit}
     else:
         check_char_limit(documents, limit)
     settings = _settings(args)
@@ -339,7 +388,7 @@ def _lstat(path):
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise UsageError(f"cannot inspect {path!r}: {error.strerror}") from None
+        raise UsageError(f"cannot inspect {quote(path)}: {error.strerror}") from None
 
 
 class OutFolder(NamedTuple):
@@ -554,18 +603,18 @@ def load_tokenizer(spec, pretokenizer=None):
         try:
             names = sorted(os.listdir(spec))
         except OSError as error:
-            raise UsageError(f"cannot list --tokenizer {spec!r}: {error.strerror}") from None
+            raise UsageError(f"cannot list --tokenizer {quote(spec)}: {error.strerror}") from None
         paths = [os.path.join(spec, name) for name in names if tokenizer_file_name(name)]
         if not paths:
             raise UsageError(
-                f"--tokenizer {spec!r} holds no tokenizer files: give encoder.json + vocab.bpe, a tokenizer.json, "
+                f"--tokenizer {quote(spec)} holds no tokenizer files: give encoder.json + vocab.bpe, a tokenizer.json, "
                 "or a .tiktoken file"
             )
     elif info is not None and stat.S_ISREG(info.st_mode):
         paths = [spec]
     else:
         raise UsageError(
-            f"--tokenizer {spec!r} is neither a directory, a file, nor one of {', '.join(REFERENCE_NAMES)}"
+            f"--tokenizer {quote(spec)} is neither a directory, a file, nor one of {', '.join(REFERENCE_NAMES)}"
         )
     files = {}
     for path in paths:
@@ -947,7 +996,8 @@ def cmd_serve(args):
     try:
         serve(args.dir, host=args.host, port=args.port)
     except OSError as error:  # port taken or out of range, unknown host
-        raise UsageError(f"cannot serve on {args.host}:{args.port}: {error.strerror or error}; "
+        raise UsageError(f"cannot serve on {args.host}:{8000 if args.port is None else args.port}: "
+                         f"{error.strerror or error}; "
                          "pick another --port (0 picks a free one) or --host") from None
     return 0
 
@@ -964,7 +1014,7 @@ def _count(minimum, maximum=None):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {quote(text)}") from None
         if value < minimum or (maximum is not None and value > maximum):
             span = f"at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
             raise argparse.ArgumentTypeError(f"must be {span}, got {value}")
@@ -1077,7 +1127,8 @@ def build_parser():
     p = sub.add_parser("serve", help="serve the built site")
     p.add_argument("--dir", default="dist")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=_count(0, 65535), default=8000, help="0 picks a free port")
+    p.add_argument("--port", type=_count(0, 65535), default=None,
+                   help="0 picks a free port; without it, 8000 or the next free port after it")
     p.set_defaults(func=cmd_serve)
     return parser
 

@@ -552,10 +552,10 @@ class Explorer:
             made |= {"count": record["count"], "merged": record["merged"], "tie": table["decision"]["by"] == "tie",
                      "ties": table["decision"]["ties"], "reason": table["decision"]["reason"],
                      "runners_up": table["rows"][1:1 + RUNNERS_UP]}
-            made["text"] = (f"Made by merge {rank + 1} (rank {rank}): {self._name((a, b))}, "
+            made["text"] = (f"Made by merge {rank + 1}: {self._name((a, b))}, "
                             f"which occurred {record['count']:,} times then. " + table["decision"]["reason"])
         else:
-            made["text"] = (f"Made by merge {rank + 1} (rank {rank}): {self._name((a, b))}. "
+            made["text"] = (f"Made by merge {rank + 1}: {self._name((a, b))}. "
                             "This tokenizer was not trained here, so the counts are not known.")
         out["made"] = made
         return out

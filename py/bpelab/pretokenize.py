@@ -87,6 +87,10 @@ MAX_TRANSLATED_CHARS = 200_000  # the `re` source, with every \p{..} spelled out
 # The time budget of a custom pattern on the probe strings (see check_pattern_speed).
 PROBE_SCAN_SECONDS = 0.02  # one probe of at most 68 characters; a sane pattern needs microseconds
 PROBE_TOTAL_SECONDS = 1.0
+# The CPU budget of a custom pattern on the real text (CPython's main thread): sound patterns need
+# about 1 microsecond a character.
+CUSTOM_SPLIT_SECONDS = 0.5
+CUSTOM_SPLIT_SECONDS_PER_CHAR = 1e-5
 
 # Other spellings of the built-in names (tiktoken's encoding names).
 _ALIASES = {
@@ -766,6 +770,7 @@ class Pretokenizer:
                 self._compiled = _compile(pattern, self.translated)  # the larger one first: its size is checked
             self._fast = _compile(pattern, _translate(pattern, True))
             if not builtin:
+                check_pattern_ambiguity(pattern, self.translated)
                 check_pattern_speed(pattern, self._fast, self._compiled)
         self._builtin = builtin
         # Chunking pays off when pieces repeat inside chunks; for "whitespace"
@@ -797,17 +802,31 @@ class Pretokenizer:
         """
         if self.pattern is None:
             return [text] if text else []
-        if not _has_astral(text):
-            pieces = self._fast.findall(text)
-        elif self._builtin:
-            pieces = self._split_astral(text)
+        if self._builtin:
+            pieces = self._fast.findall(text) if not _has_astral(text) else self._split_astral(text)
         else:
-            pieces = self.compiled.findall(text)
+            pieces = self._split_custom(text)
         if not self._builtin and sum(map(len, pieces)) != len(text):
             # Built-in patterns cover every character (the tests prove it); a
             # custom one may skip some, and findall would drop them silently.
             self._raise_skipped(text)
         return pieces
+
+    def _split_custom(self, text):
+        # The user's pattern on the real text, under a CPU budget in CPython's main thread (`re` checks
+        # for signals while it matches): what check_pattern_ambiguity cannot see, a pattern slow as a
+        # power of the text's length, is stopped too, with a message naming it.
+        findall = (self.compiled if _has_astral(text) else self._fast).findall
+        budget = CUSTOM_SPLIT_SECONDS + len(text) * CUSTOM_SPLIT_SECONDS_PER_CHAR
+        with _alarm(budget):
+            try:
+                return findall(text)
+            except _ProbeTimeout:
+                raise PretokenizeError(
+                    f"pattern {_shorten(repr(self.pattern))} takes too long on this text: splitting its "
+                    f"{len(text):,} characters took over {budget:.1f} s of CPU time and was stopped; it backtracks "
+                    "too much. Rewrite it so each character can be matched one way only"
+                ) from None
 
     def _split_astral(self, text):
         # Only the text between the cut points around each astral run needs
@@ -1163,5 +1182,195 @@ def split_by_alternative(pattern, text):
     [('123', 0, 0), ('45', 3, 0)]
     """
     _check_pattern(pattern)
+    check_pattern_ambiguity(pattern, _translate(pattern, False))
     compiled = _alternatives(pattern)[1]
-    return [(m.group(), m.start(), m.lastindex - 1) for m in compiled.finditer(text)]
+    budget = CUSTOM_SPLIT_SECONDS + len(text) * CUSTOM_SPLIT_SECONDS_PER_CHAR
+    with _alarm(budget):
+        try:
+            return [(m.group(), m.start(), m.lastindex - 1) for m in compiled.finditer(text)]
+        except _ProbeTimeout:
+            raise PretokenizeError(
+                f"pattern {_shorten(repr(pattern))} takes too long on this text: splitting its {len(text):,} "
+                f"characters took over {budget:.1f} s of CPU time and was stopped; it backtracks too much"
+            ) from None
+
+
+# ------------------------------------------------------------------ ambiguous repeats, read from the parsed pattern
+#
+# A backtracking matcher is slow without end only when a repeat can match the same text in many
+# ways: its passes can cut the text differently. That needs, inside the body of a repeat that may run
+# many times, either a part of variable length that repeats itself ((b+)+, (\s*\S+)*, (a?)+), or
+# alternatives that can start with the same character ((b|bb)+, (ab|a)*). Those are the only two
+# ways a pass's extent can vary with the same next character, so refusing them refuses every
+# exponential shape, on any letters and scripts, whatever text comes later; and it costs nothing at
+# run time, so it holds in Pyodide too, where a running match cannot be interrupted. Atomic groups and
+# possessive repeats never give back what they matched, so their inside is not a choice point.
+
+_ALL = ((0, 0x10FFFF),)
+_MANY = 3  # a repeat allowed more passes than this counts as "many" ((.*a){12} is n**12)
+
+
+def _ambiguity(items, inside, ignore_case):
+    """A short description of the first ambiguous repeat in `items`, or None."""
+    from re import _constants as c
+
+    for op, av in items:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            low, high, body = av
+            if inside and low != high and high > 1:
+                return "a repeat of variable length inside a repeat"
+            many = high == c.MAXREPEAT or high > _MANY
+            found = _body_ambiguity(body, ignore_case) if many and not inside else _ambiguity(body, inside, ignore_case)
+            if found:
+                return found
+        elif op is c.POSSESSIVE_REPEAT:
+            found = _ambiguity(av[2], False, ignore_case)
+            if found:
+                return found
+        elif op is c.ATOMIC_GROUP:
+            found = _ambiguity(av, False, ignore_case)
+            if found:
+                return found
+        elif op is c.SUBPATTERN:
+            flags = av[1]
+            found = _ambiguity(av[3], inside, ignore_case or bool(flags & c.SRE_FLAG_IGNORECASE))
+            if found:
+                return found
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            found = _ambiguity(av[1], inside, ignore_case)
+            if found:
+                return found
+        elif op is c.BRANCH:
+            branches = av[1]
+            if inside:
+                firsts = [_first(branch, ignore_case) for branch in branches]
+                for i, one in enumerate(firsts):
+                    for other in firsts[i + 1:]:
+                        shared = _overlap(one, other)
+                        if shared is not None:
+                            return (f"alternatives inside a repeat that can both start with {chr(shared)!r}"
+                                    if 32 < shared < 0x110000 and chr(shared).isprintable()
+                                    else "alternatives inside a repeat that can start with the same character")
+            for branch in branches:
+                found = _ambiguity(branch, inside, ignore_case)
+                if found:
+                    return found
+        elif op is c.GROUPREF_EXISTS:
+            for branch in av[1:]:
+                if branch:
+                    found = _ambiguity(branch, inside, ignore_case)
+                    if found:
+                        return found
+    return None
+
+
+def _body_ambiguity(body, ignore_case):
+    """The body of a repeat that may run many times: a variable repeat at its top level is sound when
+    the character after it says whether it goes on ([ab]+(?:c[ab]+)* is, (b+)+ is not)."""
+    from re import _constants as c
+
+    body = list(body)
+    while len(body) == 1 and body[0][0] is c.SUBPATTERN and not body[0][1][1] & c.SRE_FLAG_IGNORECASE:
+        body = list(body[0][1][3])
+    for index, (op, av) in enumerate(body):
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and av[0] != av[1] and av[1] > 1:
+            rest = body[index + 1:]
+            follow = _first(rest, ignore_case) if rest else []
+            if not rest or _nullable(rest):
+                follow = follow + _first(body, ignore_case)
+            if _overlap(_first(av[2], ignore_case), follow) is not None:
+                return "a repeat of variable length inside a repeat"
+            found = _ambiguity([(op, av)], False, ignore_case)
+        else:
+            found = _ambiguity([(op, av)], True, ignore_case)
+        if found:
+            return found
+    return None
+
+
+def _first(items, ignore_case):
+    """The characters a match of `items` can start with, as ranges (all of them when it can be empty)."""
+    from re import _constants as c
+
+    ranges = []
+    for op, av in items:
+        if op is c.LITERAL:
+            return ranges + (_cased(av) if ignore_case else [(av, av)])
+        if op is c.IN:
+            if any(kind in (c.NEGATE, c.CATEGORY) for kind, _ in av) or ignore_case:
+                return list(_ALL)
+            for kind, value in av:
+                ranges += [(value, value)] if kind is c.LITERAL else [value]
+            return ranges
+        if op in (c.NOT_LITERAL, c.ANY, c.CATEGORY, c.GROUPREF, c.GROUPREF_EXISTS):
+            return list(_ALL)
+        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            continue  # zero width: the next item starts the match
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            ranges += _first(av[2], ignore_case)
+            if av[0] > 0:
+                return ranges
+            continue
+        if op is c.SUBPATTERN:
+            inner = av[3]
+            ignore = ignore_case or bool(av[1] & c.SRE_FLAG_IGNORECASE)
+        elif op is c.ATOMIC_GROUP:
+            inner, ignore = av, ignore_case
+        elif op is c.BRANCH:
+            return list(_ALL) if any(_nullable(b) for b in av[1]) else ranges + [
+                r for branch in av[1] for r in _first(branch, ignore_case)]
+        else:
+            return list(_ALL)
+        ranges += _first(inner, ignore)
+        if not _nullable(inner):
+            return ranges
+    return list(_ALL)  # every item can be empty: so can the whole
+
+
+def _nullable(items):
+    from re import _parser
+
+    try:
+        return _parser.SubPattern(_parser.State(), list(items)).getwidth()[0] == 0
+    except Exception:  # noqa: BLE001 - unknown shape: assume the worst
+        return True
+
+
+def _cased(cp):
+    ch = chr(cp)
+    return [(ord(x), ord(x)) for x in {ch, ch.lower(), ch.upper(), ch.casefold()} if len(x) == 1]
+
+
+def _overlap(one, other):
+    """A character in both range lists, or None."""
+    for a_low, a_high in one:
+        for b_low, b_high in other:
+            low = max(a_low, b_low)
+            if low <= min(a_high, b_high):
+                return low
+    return None
+
+
+def check_pattern_ambiguity(pattern, source):
+    """Raise PretokenizeError if a repeat in the pattern can match the same text in many ways.
+
+    >>> check_pattern_ambiguity(r" ?\\p{L}+|\\s+", r" ?[a-z]+|\\s+")
+    >>> try:
+    ...     check_pattern_ambiguity("(b+)+$|c", "(b+)+$|c")
+    ... except PretokenizeError as error:
+    ...     print(str(error).split(":")[0])
+    pattern '(b+)+$|c' takes too long on some texts
+    """
+    from re import _parser
+
+    try:
+        parsed = _parser.parse(source)
+    except Exception:  # noqa: BLE001 - _compile reports what `re` rejects
+        return
+    found = _ambiguity(list(parsed), False, bool(parsed.state.flags & re.IGNORECASE))
+    if found:
+        raise PretokenizeError(
+            f"pattern {_shorten(repr(pattern))} takes too long on some texts: {found} can match the same text in "
+            "many ways, so it backtracks catastrophically (as (a+)+ or (a|aa)* do). Rewrite it so each character "
+            "can be matched one way only, or make the inner part atomic, (?>...), or possessive, such as a++"
+        ) from None

@@ -178,6 +178,9 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
     gzip_cache = None  # a GzipCache, set per server by make_server; None: nothing is compressed
     # Keep-alive: a page load is ~20 requests, and every response has a length.
     protocol_version = "HTTP/1.1"
+    # An idle or half-sent connection is closed after this many seconds (socket timeout per read): 200 of
+    # them must not hold 200 threads for ever. Set per server by make_server.
+    timeout = 30
 
     def guess_type(self, path):
         _, ext = os.path.splitext(path)
@@ -191,7 +194,15 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
     def parse_request(self):
         # One handler serves every request of a keep-alive connection: start each from the site's policy.
         self._policy = self.policy
-        return super().parse_request()
+        if not super().parse_request():
+            return False
+        # A GET or HEAD with a body: its bytes would be read as the next request. Refuse it and close.
+        length = self.headers.get("Content-Length")
+        if self.headers.get("Transfer-Encoding") or (length is not None and length.strip() not in ("", "0")):
+            self.send_error(http.HTTPStatus.BAD_REQUEST, f"a {self.command} request carries no body "
+                            "(Content-Length or Transfer-Encoding given)")
+            return False
+        return True
 
     def send_error(self, code, message=None, explain=None):
         """One line of plain text ("400 Bad Request: malformed path"), not http.server's HTML page."""
@@ -352,7 +363,8 @@ class SiteServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def make_server(directory, host="127.0.0.1", port=8000, handler_class=SiteRequestHandler, compress=True):
+def make_server(directory, host="127.0.0.1", port=8000, handler_class=SiteRequestHandler, compress=True,
+                idle_timeout=30):
     """A threading HTTP server for `directory`; port 0 picks a free port; compress=False sends every file as it is.
 
     >>> server = make_server(".", port=0)
@@ -369,11 +381,12 @@ def make_server(directory, host="127.0.0.1", port=8000, handler_class=SiteReques
         with open(index, encoding="utf-8", errors="replace") as file:
             policy = page_policy(file.read())
     handler = type(handler_class.__name__, (handler_class,), {
-        "policy": policy, "page_policies": {}, "gzip_cache": GzipCache() if compress else None})
+        "policy": policy, "page_policies": {}, "gzip_cache": GzipCache() if compress else None,
+        "timeout": idle_timeout})
     return SiteServer((host, port), functools.partial(handler, directory=directory))
 
 
-def serve_in_thread(directory, host="127.0.0.1", port=0, compress=True):
+def serve_in_thread(directory, host="127.0.0.1", port=0, compress=True, idle_timeout=30):
     """Start serving in a daemon thread; returns (server, base_url). Call server.shutdown() to stop.
 
     >>> server, url = serve_in_thread(".")
@@ -381,21 +394,58 @@ def serve_in_thread(directory, host="127.0.0.1", port=0, compress=True):
     True
     >>> server.shutdown(); server.server_close()
     """
-    server = make_server(directory, host, port, compress=compress)
+    server = make_server(directory, host, port, compress=compress, idle_timeout=idle_timeout)
     thread = threading.Thread(target=server.serve_forever, name="bpelab-serve", daemon=True)
     thread.start()
     return server, f"http://{host}:{server.server_address[1]}/"
 
 
+DEFAULT_PORT = 8000
+PORTS_TRIED = 20  # without --port: 8000, else the next free one of 8001-8019, else any free port
+
+
+def make_server_on_free_port(directory, host="127.0.0.1", first=DEFAULT_PORT):
+    """(server, note): a server on `first` or, when it is taken, the next free port after it (any, at worst).
+
+    >>> import socket
+    >>> taken = socket.socket(); taken.bind(("127.0.0.1", 0)); taken.listen()
+    >>> server, note = make_server_on_free_port(".", first=taken.getsockname()[1])
+    >>> server.server_address[1] != taken.getsockname()[1], note.startswith("port ")
+    (True, True)
+    >>> server.server_close(); taken.close()
+    """
+    import errno
+
+    for port in [*range(first, min(first + PORTS_TRIED, 65536)), 0]:
+        try:
+            server = make_server(directory, host, port)
+        except OSError as error:
+            if error.errno != errno.EADDRINUSE:
+                raise
+            continue
+        taken = server.server_address[1]
+        note = None if taken == first else f"port {first} is taken (another server?), so port {taken} is used"
+        return server, note
+    raise OSError(errno.EADDRINUSE, "no free port")
+
+
 def serve(directory, host="127.0.0.1", port=8000):
-    """Serve `directory` until Ctrl-C, printing the URL first.
+    """Serve `directory` until Ctrl-C, printing the URL first (and the port taken when it is not the one asked).
+
+    port=None: 8000, or the next free port when it is taken (what `npm start` does).
 
     >>> callable(serve)
     True
     """
-    server = make_server(directory, host, port)
+    note = None
+    if port is None:
+        server, note = make_server_on_free_port(directory, host)
+    else:
+        server = make_server(directory, host, port)
     url = f"http://{host}:{server.server_address[1]}/"
-    print(f"BPE Lab is served at {url}  (Ctrl-C stops)", flush=True)
+    if note:
+        print(note, flush=True)
+    print(f"BPE Lab is served at {url}  (port {server.server_address[1]}; Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -124,7 +124,7 @@ def check_encodable(text, what="text", offset=0):
     if match:
         index = match.start()
         raise InvalidTextError(
-            f"text has a lone surrogate U+{ord(text[index]):04X} at character {offset + index} "
+            f"{what} has a lone surrogate U+{ord(text[index]):04X} at character {offset + index} "
             f"(after {text[max(0, index - 20):index]!r}); it cannot be encoded as UTF-8. "
             "Remove it, or replace it with U+FFFD."
         )

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field, asdict
 
 from .long_rows import LongRows
 from .pretokenize import PRETOKENIZER_NAMES, get_pretokenizer, split_special
+from .quoting import quote
 from .tokenizer import Tokenizer, check_encodable
 
 TIE_BREAKS = ("greater", "smaller-id", "first-seen")
@@ -128,7 +129,7 @@ class TrainSettings:
                 raise ValueError(f"special tokens must be non-empty strings, got {special!r}")
             if special in seen:
                 raise ValueError(f"special token {special!r} is listed twice")
-            check_encodable(special)
+            check_encodable(special, f"special token {quote(special)}")
             if len(special.encode("utf-8")) == 1:
                 # Every byte is already a token: the exported encoder.json could not tell the two apart.
                 raise ValueError(

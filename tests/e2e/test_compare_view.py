@@ -312,7 +312,7 @@ def test_trained_token_detail_opens_its_provenance(compare):
     expect(trained).to_have_attribute("data-tokens", "1")
     trained.locator("token-display .tk[data-index='0']").click()
     detail = trained.locator(".pane-detail")
-    expect(detail.locator("dd")).to_have_text(["263", "20 6E 65 77 65 73 74", "␣newest", "7"])  # seed 003: merge 8, id 263
+    expect(detail.locator("dd")).to_have_text(["263", "20 6E 65 77 65 73 74", "␣newest", "8"])  # seed 003: merge 8, id 263
     expect(detail).to_contain_text("made by merging")
     detail.get_by_role("button", name="Where it came from…").click()
     dialog = site.page.locator("dialog.provenance-dialog")

@@ -138,9 +138,9 @@ def test_encode_trace_of_lowest(explorer):
     expect(result.locator(".token-button").nth(1)).to_have_text("est 257, where it came from")
     steps = page.locator(".trace-steps li")
     expect(steps).to_have_count(5)
-    expect(steps.nth(0)).to_contain_text("→ apply rank 0")
-    expect(steps.nth(2)).to_contain_text("→ apply rank 2")  # (o, w) #2 before (w, est) #4
-    expect(steps.nth(3)).to_contain_text("→ apply rank 3")
+    expect(steps.nth(0)).to_contain_text("→ apply merge 1")
+    expect(steps.nth(2)).to_contain_text("→ apply merge 3")  # (o, w), merge 3, before (w, est), merge 5
+    expect(steps.nth(3)).to_contain_text("→ apply merge 4")
     expect(page.locator(".trace-cut")).to_contain_text("letters, with at most one space before them")
 
 
@@ -155,10 +155,13 @@ def test_predict_mode_marks_right_and_wrong(explorer):
     answer = page.locator(".predict-answer")
     expect(answer).to_have_attribute("data-correct", "true")
     expect(answer).to_contain_text("Right. 3 pairs tie at 6")
+    at_step(explorer, 4)  # the verdict is read at the step it judged; the reader goes on
+    answer.get_by_role("button", name="Next step (5)").click()
     at_step(explorer, 5)
     table.get_by_role("button", name="This one: e + west, count 6").click()
     expect(answer).to_have_attribute("data-correct", "false")
     expect(answer).to_contain_text("Close: (e, west) also occurs 6 times, a tie, and the tie-break 'greater'")
+    page.keyboard.press("ArrowRight")  # → goes on too (focus is on the Next step button, not in a field)
     at_step(explorer, 6)
     answers = [e for e in page.evaluate("window.explorerEvents") if e["type"] == "answer"]
     assert answers[-2:] == [{"type": "answer", "step": 5, "correct": True}, {"type": "answer", "step": 6, "correct": False}]
@@ -175,17 +178,17 @@ def test_provenance_of_space_newest(explorer):
     button.click()
     dialog = page.locator("dialog.provenance-dialog")
     expect(dialog).to_be_visible()
-    expect(dialog.locator(".provenance-made")).to_contain_text("Made by merge 8 (rank 7): (␣, newest), which occurred 5 times then.")
+    expect(dialog.locator(".provenance-made")).to_contain_text("Made by merge 8: (␣, newest), which occurred 5 times then.")
     expect(dialog.locator(".runners-up caption")).to_have_text("Runners-up at step 8 (a tie)")
     expect(dialog.locator(".runners-up tbody tr").first).to_have_class(re.compile(r"\btied\b"))
     tree = dialog.locator(".tree")
-    expect(tree).to_contain_text("id 262 · merge 7 (rank 6) · count 6")
-    expect(tree).to_contain_text("id 260 · merge 5 (rank 4) · count 6")
-    expect(tree).to_contain_text("id 256 · merge 1 (rank 0) · count 9")
+    expect(tree).to_contain_text("id 262 · merge 7 · count 6")
+    expect(tree).to_contain_text("id 260 · merge 5 · count 6")
+    expect(tree).to_contain_text("id 256 · merge 1 · count 9")
     expect(tree).to_contain_text("byte 115")
     # A tree node opens its own provenance; Escape closes the dialog and focus comes back.
     dialog.get_by_role("button", name=re.compile(r"^newest ?, open where it came from$")).click()
-    expect(dialog.locator(".provenance-made")).to_contain_text("Made by merge 7 (rank 6): (ne, west), which occurred 6 times then.")
+    expect(dialog.locator(".provenance-made")).to_contain_text("Made by merge 7: (ne, west), which occurred 6 times then.")
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
 

@@ -195,7 +195,7 @@ def test_the_downloaded_zip_imports_as_its_files(trained, downloaded_zip):
     message = import_files(trained, {"bpelab-tokenizer.zip": downloaded_zip})
     expect(page.locator("#import-open")).to_be_focused()  # back where it was before the import ran
     expect(message).to_have_class("alert ok")
-    expect(message).to_contain_text('Imported bpelab-tokenizer.zip: 317 tokens, 60 merges, 1 special token ("<|endoftext|>")')
+    expect(message).to_contain_text('Imported bpelab-tokenizer.zip: 317 entries, 60 merges, 1 special token ("<|endoftext|>")')
     expect(page.locator("#merge-body tr")).to_have_count(60)
 
 
@@ -207,12 +207,12 @@ def test_import_of_gpt2s_real_files(trained):
     page = trained.page
     message = import_files(trained, {"encoder.json": encoder_json.encode(), "vocab.bpe": vocab_bpe.encode()})
     expect(message).to_have_class("alert ok")
-    expect(message).to_contain_text("50,257 tokens, 50,000 merges")
+    expect(message).to_contain_text("50,257 entries, 50,000 merges")
     first = page.locator("#merge-body tr").first.locator("td")
     # GPT-2's first merge is 'Ġ t': a space and t, id 256 in its own layout.
     assert first.all_inner_texts()[1:4] == ["256", "␣+t", "␣t"]
-    expect(page.locator("#merge-range")).to_contain_text("of 50,000 merges · page 1 of 500")
-    page.locator("#merge-jump").fill("49999")
+    expect(page.locator("#merge-range")).to_contain_text("Merges 1–100 of 50,000 · page 1 of 500")
+    page.locator("#merge-jump").fill("50000")  # the last merge: merges are numbered 1 to 50,000
     page.locator("#merge-jump").press("Enter")
     expect(page.locator("#merge-range")).to_contain_text("page 500 of 500")
 

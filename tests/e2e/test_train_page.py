@@ -63,7 +63,7 @@ def test_seed003_sample_learns_the_seeds_eight_merges(site):
     assert [new for _, new, _ in rows] == ["st", "est", "ow", "low", "west", "ne", "newest", "␣newest"]
     assert [count for _, _, count in rows] == ["9", "9", "7", "7", "6", "6", "6", "5"]
     assert rows[-1][0] == "␣+newest"
-    expect(page.locator("#results-summary")).to_contain_text("Vocabulary: 265 = 256 bytes + 8 merges + 1 special token")
+    expect(page.locator("#results-summary")).to_contain_text("Vocabulary: 265 entries = 256 bytes + 8 merges + 1 special token")
     expect(page.locator("#self-check")).to_contain_text("Self-check passed")
 
 
@@ -76,7 +76,7 @@ def test_a_link_with_only_a_sample_brings_the_samples_settings(fresh_site):
     expect(page.locator("#size")).to_have_value("265")
     expect(page.locator("#special_tokens")).to_have_value("<|endoftext|>")
     site.train_and_wait()
-    expect(page.locator("#results-summary")).to_contain_text("Vocabulary: 265 = 256 bytes + 8 merges + 1 special token")
+    expect(page.locator("#results-summary")).to_contain_text("Vocabulary: 265 entries = 256 bytes + 8 merges + 1 special token")
     # A setting the link spells out wins over the sample's; the rest still come from the sample.
     site.set_hash("#/train?sample=seed004-walk&size=3")
     expect(page.locator("#sample")).to_have_value("seed004-walk")
@@ -287,7 +287,8 @@ def test_invalid_settings_are_reported_before_training(site):
     page.locator("input[name=size_mode][value=vocab]").check()
     page.locator("#size").fill("100")
     page.locator("#train").click()
-    expect(page.locator("#settings-error")).to_contain_text("at least 256 + 1 special token = 257, got 100")
+    expect(page.locator("#size-error")).to_contain_text("at least 256 + 1 special token = 257, got 100")  # at the field
+    expect(page.locator("#size")).to_be_focused()
     page.locator("#size").fill("300")
 
 
@@ -537,7 +538,7 @@ def test_no_merges_and_one_merge_are_worded_right(site):
     expect(page.locator("#results-summary")).to_contain_text("+ 1 merge + 1 special token.")
     page.locator("#size").fill("")
     page.locator("#train").click()
-    expect(page.locator("#settings-error")).to_contain_text("got an empty field")
+    expect(page.locator("#size-error")).to_contain_text("got an empty field")
     page.locator("#clear-text").click()
     site.set_hash("")
 

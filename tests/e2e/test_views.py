@@ -82,7 +82,7 @@ def test_encode_box_on_imported_real_gpt2_files_gives_tiktokens_ids(site, tiktok
 
     encoder_json, vocab_bpe = gpt2_files()
     message = import_files(site, {"encoder.json": encoder_json.encode(), "vocab.bpe": vocab_bpe.encode()})
-    expect(message).to_contain_text("50,257 tokens, 50,000 merges")
+    expect(message).to_contain_text("50,257 entries, 50,000 merges")
     page = site.page
     site.set_hash("#/encode")
     select = page.locator("bpe-encode-view select").first

@@ -68,7 +68,17 @@ class LanguageTable extends HTMLElement {
       "Language codes: ", table.languages.map((lang, i) => [i ? ", " : "", el("code", { text: lang.code }), ` ${lang.name}`]), ".");
     // A narrow page (a notebook cell) scrolls the table sideways: the keyboard must reach that scroll too.
     const wrap = el("div", { className: "table-wrap", tabindex: "0", role: "region", "aria-label": "Tokens by language (scrolls sideways)" }, tableNode);
-    this.replaceChildren(wrap, el("div", { className: "lang-charts" }, charts), codes);
+    // Said in words too, whenever the table is wider than its pane (a phone, a narrow widget, a notebook cell).
+    const note = el("p", { className: "hint scroll-note", hidden: true },
+      "The table is wider than this pane: scroll it sideways (or focus it and use the arrow keys) to see every tokenizer.");
+    const fits = () => { note.hidden = wrap.scrollWidth <= wrap.clientWidth + 1; };
+    this._observer?.disconnect();
+    if (typeof ResizeObserver === "function") {
+      this._observer = new ResizeObserver(fits);
+      this._observer.observe(wrap);
+    }
+    this.replaceChildren(note, wrap, el("div", { className: "lang-charts" }, charts), codes);
+    fits();
   }
 }
 

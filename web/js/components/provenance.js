@@ -1,4 +1,4 @@
-// Where a token came from: its merge tree down to bytes (each merge with its rank), the step
+// Where a token came from: its merge tree down to bytes (each merge with its number), the step
 // that made it, the pair's count then, the runners-up and whether it was a tie. Python builds it
 // (explore.py Explorer.provenance, worker request "explore_token"); this draws it in a dialog.
 //
@@ -80,7 +80,7 @@ function treeSection(tree, onToken) {
 function treeNode(node, onToken) {
   const label = node.rank === null || node.rank === undefined
     ? `byte ${node.id}`
-    : `id ${node.id} · merge ${node.step} (rank ${node.rank})${node.count !== undefined ? ` · count ${node.count.toLocaleString("en-US")}` : ""}`;
+    : `id ${node.id} · merge ${node.step}${node.count !== undefined ? ` · count ${node.count.toLocaleString("en-US")}` : ""}`;
   const chip = tokenChip(node.token, "tok");
   const head = onToken && node.rank !== null && node.rank !== undefined
     ? el("button", { type: "button", className: "link tree-token", onclick: () => onToken(node.id) }, chip,

@@ -13,6 +13,14 @@ export const REFERENCES = {
 };
 export const DEFAULT_CHOICE = "cl100k";
 
+/** A tokenizer's size in the one word the site uses, entries (its tokens: bytes, merges, special tokens),
+ *  with its id range when ids have gaps; `info` is the worker's tokenizer info. */
+export function entriesText(info, { ids: withIds = true } = {}) {
+  const entries = info.n_base + info.n_merges + Object.keys(info.special_tokens || {}).length;
+  const ids = entries === info.n_vocab || !withIds ? "" : `, ids 0–${fmt(info.n_vocab - 1)}`;
+  return `${fmt(entries)} ${entries === 1 ? "entry" : "entries"}${ids}`;
+}
+
 function imported() {
   return [...store.tokenizers.values()].filter((info) => info.source === "imported");
 }
@@ -22,7 +30,7 @@ export function tokenizerOptions(wanted) {
   const mine = [];
   if (store.trained) {
     const info = store.tokenizers.get(store.trained);
-    mine.push(el("option", { value: "trained", text: `Trained here (${fmt(info?.n_vocab ?? 0)} tokens)` }));
+    mine.push(el("option", { value: "trained", text: info ? `Trained here (${entriesText(info)})` : "Trained here" }));
   } else if (wanted === "trained") {
     // A link to the trained tokenizer, opened before anything was trained: say so where it is chosen.
     mine.push(el("option", { value: "trained", text: "Trained here (none yet: train one first)" }));
@@ -63,7 +71,7 @@ export async function resolveTokenizer(choice, recipe = null) {
   }
   const info = store.tokenizers.get(choice);
   if (!info) throw Object.assign(new Error(`the tokenizer ${JSON.stringify(choice)} is gone (Python restarted): import it again, or pick another`), { type: "NoTokenizer" });
-  return { handle: choice, info: `Imported from ${info.name}: ${fmt(info.n_vocab)} tokens, pre-tokenizer ${info.pretokenizer.name}.` };
+  return { handle: choice, info: `Imported from ${info.name}: ${entriesText(info)}, pre-tokenizer ${info.pretokenizer.name}.` };
 }
 
 /**

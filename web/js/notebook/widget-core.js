@@ -90,6 +90,19 @@ class Mounted {
     this.listeners.push([name, callback]);
   }
 
+  /**
+   * A trait change from Python, run in its turn. Until it has run, what the view shows is older than
+   * the traits: the view gives nothing back (onParams, the step of onState), or a cell that sets two
+   * traits would see the first one's redraw put the view's old value of the second back.
+   */
+  fromPython(task) {
+    this.queued = (this.queued || 0) + 1;
+    return this.later(async () => {
+      this.queued -= 1;
+      await task();
+    });
+  }
+
   /** Run after whatever the widget is doing: trait changes and commands, one at a time, in order. */
   later(task) {
     this.queue = this.queue.then(task).catch((error) => this.fail(error));
@@ -101,15 +114,16 @@ class Mounted {
     const view = document.createElement(this.spec.tag);
     view.classList.add("notebook-view");
     view.dataset.keys = "inside";  // keys move this explorer only when focus is in it
+    view.dataset.shows = "own";    // another widget's training does not take this view over
     this.view = view;
     view.addEventListener("bpe-state", (event) => this.onState(event));
     view.addEventListener("bpe-params", () => this.onParams());
     this.root.append(view);
     this.watchViewState();
     // A change from Python (or another view of this model); the ones this view makes itself are not echoed back.
-    this.on("change:step", () => { if (!this.syncing) this.later(() => this.goTo(this.model.get("step"))); });
+    this.on("change:step", () => { if (!this.syncing) this.fromPython(() => this.goTo(this.model.get("step"))); });
     for (const trait of this.spec.watched) {
-      this.on(`change:${trait}`, () => { if (!this.syncing) this.later(() => this.apply()); });
+      this.on(`change:${trait}`, () => { if (!this.syncing) this.fromPython(() => this.apply()); });
     }
     this.later(async () => {
       this.setState("booting", "Connecting to the kernel…");
@@ -156,13 +170,13 @@ class Mounted {
     const detail = { ...(event.detail || {}) };
     delete detail.view;
     const values = { state: detail };
-    if (this.name === "explorer" && Number.isInteger(detail.step)) Object.assign(values, { step: detail.step, steps: detail.steps });
+    if (this.name === "explorer" && Number.isInteger(detail.step) && !this.queued) Object.assign(values, { step: detail.step, steps: detail.steps });
     this.sync(values);
   }
 
   /** The user changed something in the view: the traits follow. */
   onParams() {
-    if (this.applying) return;
+    if (this.applying || this.queued) return;
     const changed = Object.entries(this.spec.traits(this.view.state))
       .filter(([name, value]) => value !== undefined && JSON.stringify(this.model.get(name)) !== JSON.stringify(value));
     if (changed.length) this.sync(Object.fromEntries(changed));

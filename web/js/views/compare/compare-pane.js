@@ -38,10 +38,12 @@ export class ComparePane {
     const id = this.id;
     this.kind = el("select", { id: `${id}-kind`, "aria-label": "Tokenizer of this pane", onchange: () => this.kindChanged() },
       KIND_OPTIONS.map(([value, label]) => el("option", { value, text: label })));
+    // The pane (and so the address) follows k as it is typed or dragged, not only when the field loses focus.
+    const kTyped = () => { if (this.k.value !== "" && Number(this.k.value) >= 0) this.specFromControls(); };
     this.k = el("input", { type: "number", id: `${id}-k`, min: "0", step: "1", value: "0", inputmode: "numeric",
-      onchange: () => this.specFromControls() });
+      oninput: kTyped, onchange: () => this.specFromControls() });
     this.kRange = el("input", { type: "range", id: `${id}-k-range`, min: "0", max: "0", value: "0", "aria-label": "Merges k (slider)",
-      oninput: () => { this.k.value = this.kRange.value; }, onchange: () => this.specFromControls() });
+      oninput: () => { this.k.value = this.kRange.value; kTyped(); }, onchange: () => this.specFromControls() });
     this.kRow = el("div", { className: "row wrap pane-k", hidden: true },
       el("label", { for: `${id}-k`, text: "Merges k" }), this.k, this.kRange);
     this.altSize = el("input", { type: "number", id: `${id}-alt-size`, min: "257", step: "1", value: "500" });
@@ -214,12 +216,12 @@ export class ComparePane {
         onclick: () => move(stop) }));
   }
 
-  /** The focused token's detail: id, bytes in hex, merge parents and rank. */
+  /** The focused token's detail: id, bytes in hex, merge parents and which merge made it (numbered from 1). */
   showDetail(detail, { provenance = null } = {}) {
     if (!detail) { this.detail.replaceChildren(); return; }
     const rows = [
       ["id", fmt(detail.id)], ["bytes (hex)", detail.hex], ["token", detail.label],
-      ["rank", detail.rank === null ? (detail.special ? "special token (no merge)" : "a single byte (no merge)") : fmt(detail.rank)],
+      ["merge", detail.rank === null ? (detail.special ? "special token (no merge)" : "a single byte (no merge)") : fmt(detail.rank + 1)],  // merge 1 is rank 0, as everywhere
     ];
     const parents = detail.parents
       ? el("p", {}, "made by merging ", el("code", { text: detail.parents[0].label }), ` (id ${fmt(detail.parents[0].id)}) + `,

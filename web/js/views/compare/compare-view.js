@@ -81,6 +81,7 @@ class CompareView extends HTMLElement {
     store.addEventListener("trained", ({ detail }) => {
       const recipe = store.recipeOf(detail.handle);
       if (this.training && recipe && JSON.stringify(recipe) === JSON.stringify(this.training)) return;  // its own recipe, trained now
+      if (this.training && this.dataset.shows === "own") return;  // a notebook's: its traits' recipe, not the page's newest
       this.training = recipe;
       follow(["trained", "trainedAt", "alt"]);
     });

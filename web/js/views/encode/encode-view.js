@@ -117,7 +117,10 @@ class EncodeView extends HTMLElement {
     store.addEventListener("tokenizers", refresh);
     store.addEventListener("trained", ({ detail }) => {
       const recipe = store.recipeOf(detail.handle);
-      if (!(this.s.training && JSON.stringify(recipe) === JSON.stringify(this.s.training))) this.s.training = recipe;
+      const own = this.s.training && JSON.stringify(recipe) === JSON.stringify(this.s.training);
+      // A notebook's encode view (data-shows="own") keeps its traits' recipe: another widget's run is not its.
+      if (!own && this.s.training && this.dataset.shows === "own") { refresh(); return; }
+      if (!own) this.s.training = recipe;
       refresh();
       if (this.s.tok === "trained") this.update();
     });

@@ -28,7 +28,10 @@ export function buildExplorer(view, WINDOW, SPEEDS) {
     SPEEDS.map((s) => el("option", { value: String(s) }, `${s} per second`)));
   ui.predict = el("input", { type: "checkbox", id: "explorer-predict", onchange: () => view.setPredict(ui.predict.checked) });
   ui.useStep = el("button", { type: "button", className: "link", onclick: () => view.useStepElsewhere() }, "Use this step in Encode and Compare");
-  ui.answer = el("p", { className: "predict-answer", "aria-live": "polite", hidden: true });
+  // The verdict on a guess, drawn under the pair table where the reader clicked (StepRender places it).
+  ui.answerText = el("span", { className: "predict-verdict" });
+  ui.answerNext = el("button", { type: "button", className: "secondary predict-next", onclick: () => view.go(view.k + 1) }, "Next step");
+  ui.answer = el("div", { className: "predict-answer", role: "status", hidden: true }, ui.answerText, " ", ui.answerNext);
   ui.controls = el("div", { className: "explorer-controls", role: "group", "aria-label": "Step through training" },
     el("div", { className: "row wrap" }, ui.first, ui.back, ui.play, ui.forward, ui.last),
     el("div", { className: "row wrap slider-row" }, el("label", { for: "explorer-step" }, "Step"), ui.slider, ui.out),
@@ -38,6 +41,7 @@ export function buildExplorer(view, WINDOW, SPEEDS) {
     "Keys: ← and → step back and forward, Home and End go to the first and last step, Space plays or pauses, P turns predict mode on or off. "
     + "In the text, ← and → move between tokens and Enter shows where one came from.");
   view.render = new StepRender({ onPick: (row) => view.guess(row), onToken: (id) => view.provenance(id) });
+  view.render.nextSection.insertBefore(ui.answer, view.render.nextRule);
   view.window = new TextWindow({ size: WINDOW, onSelect: (id) => view.provenance(id), onMove: (start) => { view.at = start; view.go(view.k, { force: true }); view.changed(); } });
   view.trace = new TraceBox({
     request: (text, atStep) => store.request("explore_trace", { handle: view.handle, text, merges: atStep ? view.k : null }),
@@ -45,7 +49,7 @@ export function buildExplorer(view, WINDOW, SPEEDS) {
     collapsed: view.classList.contains("embed-view"),
   });
   ui.main = el("div", { className: "explorer-main", hidden: true },
-    ui.controls, ui.keys, ui.answer, view.render.summary, view.render.stats,
+    ui.controls, ui.keys, view.render.summary, view.render.stats,
     el("div", { className: "explorer-grid" }, view.render.nextSection, view.render.mergeSection),
     view.window.node);
   view.append(el("section", { className: "panel explorer", "aria-labelledby": "explorer-title" },

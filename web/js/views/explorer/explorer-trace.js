@@ -99,7 +99,7 @@ export class TraceBox {
         : [el("span", { className: "meta" }, "no learned pair")];
       return el("li", {}, el("span", { className: "seq" }, step.parts.map((parts) => tokenChip(parts))),
         el("span", { className: "cands" }, " candidates: ", candidates),
-        el("span", { className: "apply" }, applied ? ` → apply rank ${applied.rank}` : n === 0 ? " → nothing to merge" : " → done"));
+        el("span", { className: "apply" }, applied ? ` → apply merge ${applied.rank + 1}` : n === 0 ? " → nothing to merge" : " → done"));
     });
     const whole = piece.whole_piece ? el("p", { className: "meta" }, "tiktoken's rule: the piece is itself a token, so it is encoded whole.")
       : piece.steps_note ? el("p", { className: "meta" }, piece.steps_note) : null;

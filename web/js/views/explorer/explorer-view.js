@@ -59,8 +59,11 @@ class ExplorerView extends HTMLElement {
     ensureCss();
     this.build();
     store.addEventListener("tokenizers", () => this.fillSelect());
-    // A run from the Train view: show it (a run of this view's own is shown by applyParams).
-    store.addEventListener("trained", ({ detail }) => { if (!this.training && this.isConnected) this.use(detail.handle, 0); });
+    // A run from the Train view: show it (a run of this view's own is shown by applyParams). A notebook's
+    // explorer (data-shows="own") shows only what its traits ask for: another widget's run leaves it be.
+    store.addEventListener("trained", ({ detail }) => {
+      if (!this.training && this.isConnected && this.dataset.shows !== "own") this.use(detail.handle, 0);
+    });
     for (const type of ["restart", "released"]) store.addEventListener(type, () => this.lost());
     this._built();
   }
@@ -178,6 +181,13 @@ class ExplorerView extends HTMLElement {
     const sample = await findSample("seed003-low-lower");
     await this.setState({ ...mapping.defaults(), tok: "trained", training: { sample: "seed003-low-lower", settings: baseSettings(sample) } });
     this.changed();
+    // The button is gone with the empty state: the keyboard goes to the step it opened on.
+    const summary = this.render.summary;
+    if (this.handle && summary.isConnected) {
+      summary.tabIndex = -1;
+      summary.focus({ preventScroll: true });
+      summary.scrollIntoView({ block: "nearest" });
+    }
   }
 
   fillSelect() {
@@ -322,7 +332,7 @@ class ExplorerView extends HTMLElement {
     this.view = view;
     if (stepChanged) {
       this.answered = false;
-      if (!this.guessing) this.ui.answer.hidden = true;  // a verdict belongs to the step it revealed
+      this.ui.answer.hidden = true;  // a verdict belongs to the step it judged
       if (this.trace.atStep.checked) this.trace.soon();   // the trace follows the slider when asked to
     }
     this.render.update(view, { predict: this.predict, answered: this.answered });
@@ -390,20 +400,20 @@ class ExplorerView extends HTMLElement {
     if (!this.view || !this.view.next) return;
     const step = this.k;
     const verdict = await store.request("explore_judge", { handle: this.handle, step, pair: row.pair });
+    if (step !== this.k) return;  // the reader moved on while Python judged
+    // The step stays: the table reveals the winner in place, the verdict sits under it, and
+    // "Next step" (or →) goes on when the reader has read it.
     this.answered = true;
+    this.render.update(this.view, { predict: this.predict, answered: true });
     const ui = this.ui;
     ui.answer.hidden = false;
     ui.answer.className = `predict-answer alert ${verdict.correct ? "ok" : "error"}`;
     ui.answer.dataset.correct = String(verdict.correct);
-    ui.answer.textContent = verdict.text;
+    ui.answerText.textContent = verdict.text;
+    ui.answerNext.textContent = this.view.step < this.view.steps ? `Next step (${(step + 1).toLocaleString("en-US")})` : "Next step";
+    ui.answerNext.focus({ preventScroll: true });  // the clicked button went with the guesses
+    ui.answer.scrollIntoView({ block: "nearest" });
     this.dispatchEvent(new CustomEvent("bpe-answer", { bubbles: true, detail: { step: verdict.step, correct: verdict.correct } }));
-    this.guessing = true;
-    try {
-      await this.go(step + 1);
-    } finally {
-      this.guessing = false;
-    }
-    this.answered = false;
   }
 
   key(event) {

@@ -1,6 +1,6 @@
 // The explorer's window on the training text: one span per character, built when the window
-// moves; each step only changes classes (token starts, alternating shades), so tokens fuse in
-// place. Python encodes only the window's pre-tokens at step k and sends token groups
+// moves, held in one span per token (span.s), which each step regroups, so a token is one box
+// (its shade, its outline when the keyboard is on it) and tokens fuse in place. Python encodes only the window's pre-tokens at step k and sends token groups
 // [first, end, [ids]] (tokens that split a character share a group). Trained on word counts,
 // the window is the pieces, one a line, each followed by its count ([first, end, count]).
 import { el } from "../../dom.js";
@@ -43,13 +43,29 @@ export class TextWindow {
     this.groups = win.groups;
     const n = this.chars.length;
     const groupOf = new Int32Array(n);
+    const nodes = [];
+    this.tokens = [];
+    let c = 0;
+    const loose = (upTo) => {  // characters outside every group (none in a well-formed window) stay as they are
+      for (; c < upTo && c < n; c++) nodes.push(this.chars[c], ...this.after[c]);
+    };
     win.groups.forEach(([first, end, ids], i) => {
+      loose(first);
       const mark = fused !== null && ids.includes(fused) ? " fused" : "";
-      for (let c = first; c < end && c < n; c++) {
+      const token = document.createElement("span");
+      token.className = `s ${i % 2 ? "odd" : "even"}${mark}`;
+      let tail = [];  // what follows the token's last character (a line break, a count) goes after its box
+      for (c = first; c < end && c < n; c++) {
         groupOf[c] = i;
-        this.chars[c].className = `c ${i % 2 ? "odd" : "even"}${c === first ? " s" : ""}${mark}`;
+        token.append(this.chars[c]);
+        if (c === end - 1 || c === n - 1) tail = this.after[c];
+        else token.append(...this.after[c]);
       }
+      this.tokens.push(token);
+      nodes.push(token, ...tail);
     });
+    loose(n);
+    this.body.replaceChildren(...nodes);
     this.groupOf = groupOf;
     this.cursor = Math.min(this.cursor, Math.max(0, win.groups.length - 1));
     this.markCursor();
@@ -64,7 +80,7 @@ export class TextWindow {
     this.earlier.disabled = win.start === 0;
     this.later.disabled = win.end >= win.length;
     const chars = [];
-    const nodes = [];
+    const after = [];  // per character, the nodes drawn after it (a line break, a piece's count)
     const counts = new Map((win.counts || []).map(([, end, count]) => [end, count]));  // piece end -> its count
     for (const ch of win.text) {  // code points, as Python counts them
       const span = document.createElement("span");
@@ -76,15 +92,17 @@ export class TextWindow {
         span.textContent = ch;
       }
       chars.push(span);
-      nodes.push(span);
-      if (ch === "\n") nodes.push(document.createElement("br"));
+      const extra = [];
+      if (ch === "\n") extra.push(document.createElement("br"));
       const count = counts.get(chars.length);
       if (count !== undefined) {
-        nodes.push(el("span", { className: "piece-count" }, ` × ${count.toLocaleString("en-US")}`), document.createElement("br"));
+        extra.push(el("span", { className: "piece-count" }, ` × ${count.toLocaleString("en-US")}`), document.createElement("br"));
       }
+      after.push(extra);
     }
     this.chars = chars;
-    this.body.replaceChildren(...nodes);
+    this.after = after;
+    this.body.replaceChildren(...chars.flatMap((span, i) => [span, ...after[i]]));
     this.cursor = 0;
   }
 
@@ -127,8 +145,7 @@ export class TextWindow {
 
   markCursor() {
     this.body.querySelectorAll(".cur").forEach((node) => node.classList.remove("cur"));
-    const g = this.groups[this.cursor];
-    if (!g || this.body !== document.activeElement) return;
-    for (let c = g[0]; c < g[1] && c < this.chars.length; c++) this.chars[c].classList.add("cur");
+    const token = this.tokens && this.tokens[this.cursor];
+    if (token && this.body === document.activeElement) token.classList.add("cur");
   }
 }

@@ -19,13 +19,26 @@ export async function startTraining() {
   if (state.loadingSample) await state.loadingSample;  // Train pressed while a sample loads: train on the sample
   if (store.phase !== "ready") return "Python is busy or starting";
   hide(ui.settingsError);
+  hide(ui.sizeError);
+  ui.size.removeAttribute("aria-invalid");
   hide(ui.textError);
   hide(ui.runMessage);
   ui.limitDialog.hidden = true;
   const settings = (state.settings = readForm());
   const problems = validate(settings);
   if (problems.length) {
-    show(ui.settingsError, problems.join("\n"), "error");
+    // The size's problem is said at its field, which takes the keyboard and comes into view (not under
+    // the sticky Train bar); the others under the settings.
+    const sizeProblem = problems.find((p) => /^The (vocabulary size|number of merges) /.test(p));
+    const rest = problems.filter((p) => p !== sizeProblem);
+    if (rest.length) show(ui.settingsError, rest.join("\n"), "error");
+    if (sizeProblem) {
+      show(ui.sizeError, sizeProblem, "error");
+      ui.size.setAttribute("aria-invalid", "true");
+      ui.size.setAttribute("aria-describedby", "size-error size-hint");
+      ui.size.focus({ preventScroll: true });
+      ui.sizeError.scrollIntoView({ block: "center" });
+    }
     return problems.join(" ");
   }
   if (inputKind() === "counts") {
@@ -130,6 +143,14 @@ export function currentRecipe() {
   return recipe;
 }
 
+/** Results trained from another text or other settings than the form's now are marked as such. */
+export function markStale() {
+  const trained = state.current && state.current.source === "trained" && state.trainedRecipe;
+  const stale = Boolean(trained) && JSON.stringify(currentRecipe()) !== state.trainedRecipe;
+  ui.resultsStale.hidden = !stale;
+  ui.results.toggleAttribute("data-stale", stale);
+}
+
 export async function runTraining(documents, truncation, counts = null) {
   const settings = state.settings;
   const recipe = currentRecipe();
@@ -148,6 +169,8 @@ export async function runTraining(documents, truncation, counts = null) {
     });
     info.wallSeconds = (performance.now() - started) / 1000;
     replaceCurrent(info);
+    state.trainedRecipe = JSON.stringify(recipe);  // what these results were made from (markStale compares)
+    ui.resultsStale.hidden = true;
     endRun();
     renderResults();
     revealResults();

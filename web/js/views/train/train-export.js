@@ -2,6 +2,7 @@
 // downloadable, plus one .zip; tokenizer files loaded back in.
 import { ui, state, store } from "./train-context.js";
 import { el, count, fmtBytes, show, showParts, hide, bdi } from "../../dom.js";
+import { entriesText } from "../../components/tokenizer-choice.js";
 
 // The controller's callbacks, given to initExport: a run's start and end (progress, Cancel, focus),
 // and showing a tokenizer just imported as the current one.
@@ -184,7 +185,7 @@ async function sendImport(payload, names) {
     const named = [];
     for (const [i, token] of specials.slice(0, 6).entries()) named.push(i ? ", " : "", bdi(JSON.stringify(token)));
     if (specials.length > 6) named.push(", …");
-    showParts(ui.importMessage, ["Imported ", bdi(info.name), `: ${count(info.n_vocab, "token")}, ${count(info.n_merges, "merge")}, `,
+    showParts(ui.importMessage, ["Imported ", bdi(info.name), `: ${entriesText(info)}, ${count(info.n_merges, "merge")}, `,
       `${count(specials.length, "special token")}`, ...(specials.length ? [" (", ...named, ")"] : []),
       `, pre-tokenizer ${info.pretokenizer.name}. Its merges are shown above; Export writes it in every format.`], "ok");
     ui.importMessage.setAttribute("role", "status");
@@ -193,7 +194,7 @@ async function sendImport(payload, names) {
   } catch (error) {
     endRun();
     if (error.type === "PretokenizerNeeded") {
-      askPretokenizer(payload, names, error.message);
+      askPretokenizer(payload, names);
       return;
     }
     ui.importMessage.setAttribute("role", "alert");
@@ -203,9 +204,13 @@ async function sendImport(payload, names) {
 }
 
 /** A .tiktoken file holds ranks, not the pattern that split the text: ask for it, then import again. */
-function askPretokenizer(payload, names, message) {
+function askPretokenizer(payload, names) {
   state.pendingImport = { payload, names };
-  ui.importAskText.replaceChildren(bdi(message));
+  // Python's message names the CLI's flag; here the choice is the menu below.
+  const file = names.find((name) => name.endsWith(".tiktoken")) || names[0];
+  ui.importAskText.replaceChildren(bdi(file), " holds ranks only, not the pre-tokenizer pattern they were trained with, "
+    + "and it is not one of OpenAI's published files. Choose its pre-tokenizer in the menu below (a custom one takes its pattern), "
+    + "then press \u201cImport with this pre-tokenizer\u201d; or drop it together with the manifest.json exported with it.");
   ui.importAsk.hidden = false;
   ui.importPatternRow.hidden = ui.importPre.value !== "custom";
   ui.importPre.focus();

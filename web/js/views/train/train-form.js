@@ -148,6 +148,10 @@ export function initForm({ onLayoutChange, restartPython }) {
     updateFormHints(state.settings);
     if (`${state.settings.pretokenizer} ${state.settings.pattern}` !== patternBefore) checkPatternSoon();
     hide(ui.settingsError);
+    if (event.target === ui.size || event.target.name === "size_mode") {
+      hide(ui.sizeError);
+      ui.size.removeAttribute("aria-invalid");
+    }
     paramsChanged();
     state.onSettings?.();
     if (state.settings.id_layout !== before) onLayoutChange(event);

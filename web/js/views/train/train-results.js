@@ -2,6 +2,7 @@
 // statistics and the compression report with its chart.
 import { ui, state, store } from "./train-context.js";
 import { el, clear, count, fmt } from "../../dom.js";
+import { entriesText } from "../../components/tokenizer-choice.js";
 import { hexToBytes, tokenNode, tokenLabel } from "../../tokens.js";
 import { lineChart, barChart } from "../../chart.js";
 
@@ -48,14 +49,15 @@ export function renderResults() {
   } else {
     parts.push(`Imported ${info.name}: ${count(info.n_merges, "merge")}.`);
   }
-  parts.push(` Vocabulary: ${fmt(info.n_vocab)} = ${fmt(info.n_base)} bytes + ${count(info.n_merges, "merge")} + ${count(nSpecial, "special token")}. Pre-tokenizer: ${info.pretokenizer.name}.`);
+  const gaps = entriesText(info) !== entriesText(info, { ids: false }) ? ` (ids 0–${fmt(info.n_vocab - 1)})` : "";
+  parts.push(` Vocabulary: ${entriesText(info, { ids: false })} = ${fmt(info.n_base)} bytes + ${count(info.n_merges, "merge")} + ${count(nSpecial, "special token")}${gaps}. Pre-tokenizer: ${info.pretokenizer.name}.`);
   ui.resultsSummary.append(...parts);
   if (info.source === "trained") {
     // What a first-time visitor can do next with what they just made.
     ui.resultsSummary.append(el("span", { className: "next" }, "Next: ",
       el("a", { href: "#/encode?tok=trained" }, "encode your own words with it"), " · ",
       el("a", { href: "#/explore" }, "step through its merges"), " · ",
-      el("a", { href: "#/compare" }, "compare it with GPT-2 and GPT-4")));
+      el("a", { href: "#/compare?panes=trained,gpt2,cl100k" }, "compare it with GPT-2 and GPT-4")));
   }
   renderMergePage();
   renderVocab();
@@ -76,7 +78,7 @@ function renderMergePage() {
     const [a, b, id] = info.merges[rank];
     const n = info.merge_counts ? fmt(info.merge_counts[rank]) : "—";
     rows.push(el("tr", {},
-      el("td", { text: String(rank) }),
+      el("td", { text: String(rank + 1) }),  // merge 1 is rank 0: numbered as the explorer's steps and the trace
       el("td", { text: String(id) }),
       el("td", { "aria-label": `${tokenLabel(tokenBytes(a))} plus ${tokenLabel(tokenBytes(b))}` },
         tokenNode(tokenBytes(a)), el("span", { className: "plus", "aria-hidden": "true", text: "+" }), tokenNode(tokenBytes(b))),
@@ -90,11 +92,11 @@ function renderMergePage() {
     rows.push(el("tr", {}, el("td", { colspan: "5", className: "note", text: why })));
   }
   ui.mergeBody.replaceChildren(...rows);
-  ui.mergeRange.textContent = total ? `Ranks ${fmt(start)}–${fmt(end - 1)} of ${fmt(total)} merges · page ${state.mergePage + 1} of ${pages}` : "0 merges";
+  ui.mergeRange.textContent = total ? `Merges ${fmt(start + 1)}–${fmt(end)} of ${fmt(total)} · page ${state.mergePage + 1} of ${pages}` : "0 merges";
   ui.mergePrev.disabled = state.mergePage === 0;
   ui.mergeNext.disabled = state.mergePage >= pages - 1;
-  ui.mergeJump.max = String(Math.max(0, total - 1));
-  ui.mergeJump.min = "0";
+  ui.mergeJump.max = String(Math.max(1, total));
+  ui.mergeJump.min = "1";
 }
 
 function stat(label, value) {
@@ -207,9 +209,9 @@ export function initResults() {
   ui.mergePrev.addEventListener("click", () => { state.mergePage--; renderMergePage(); });
   ui.mergeNext.addEventListener("click", () => { state.mergePage++; renderMergePage(); });
   ui.mergeJump.addEventListener("change", () => {
-    const rank = Number(ui.mergeJump.value);
-    if (!Number.isInteger(rank) || !state.current) return;
-    state.mergePage = Math.floor(Math.max(0, rank) / MERGES_PER_PAGE);
+    const merge = Number(ui.mergeJump.value);  // 1-based, as the table's first column
+    if (!Number.isInteger(merge) || !state.current) return;
+    state.mergePage = Math.floor(Math.max(0, merge - 1) / MERGES_PER_PAGE);
     renderMergePage();
   });
 }

@@ -9,7 +9,7 @@
 import { bind, ui, state, store, paramsChanged } from "./train-context.js";
 import { show } from "../../dom.js";
 import { fromHash } from "../../settings.js";
-import { initTrain, startTraining, currentRecipe } from "./train-controller.js";
+import { initTrain, startTraining, currentRecipe, markStale } from "./train-controller.js";
 import { updateCounter, textChanged, setSample, pickSample, renderFiles } from "./train-text.js";
 import { setInputKind, showCountsJson } from "./train-counts.js";
 import { writeForm, checkPatternSoon } from "./train-form.js";
@@ -65,6 +65,7 @@ class TrainView extends HTMLElement {
     });
     initTrain();
     ui.workedExample.addEventListener("click", () => this.workedExample());
+    this.addEventListener("bpe-params", () => markStale());
     store.addEventListener("phase", onPhase);
     store.addEventListener("restart", () => { if (state.current) state.current.detached = true; });
     store.addEventListener("crash", ({ detail }) => {
@@ -151,7 +152,12 @@ class TrainView extends HTMLElement {
   async workedExample() {
     await store.ready;
     await pickSample("seed003-low-lower");
-    startTraining();
+    // The keyboard (and a screen reader) goes to what the click made: the results' summary once trained.
+    if (await startTraining() === true) {
+      state.focusTrainWhenReady = false;  // the run's end would send the keyboard back to Train (the button was disabled)
+      ui.resultsSummary.focus({ preventScroll: true });
+      ui.resultsSummary.scrollIntoView({ block: "center" });
+    }
   }
 }
 
