@@ -84,7 +84,15 @@ async function drain() {
   try {
     while (pending.length) {
       let command = pending.shift();
-      while (COLLAPSING.has(command.action) && pending.length && pending[0].action === command.action) command = pending.shift();
+      // Pauses inside a run of steps (nothing plays between them) change nothing but to stop a play: one runs first.
+      let paused = false;
+      while (COLLAPSING.has(command.action) && pending.length
+             && (pending[0].action === command.action || (command.action === "step" && pending[0].action === "pause"))) {
+        const next = pending.shift();
+        if (next.action === "pause") paused = true;
+        else command = next;
+      }
+      if (paused) { queue = queue.then(() => runCommand({ action: "pause", args: {} })); await queue; }
       if (command.action === "text" || command.action === "load" || command.action === "view") typed = false;
       queue = queue.then(() => runCommand(command));
       await queue;
