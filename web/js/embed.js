@@ -267,7 +267,7 @@ async function mount(name, state, parts = null) {
   });
   const next = document.createElement(spec.tag);
   next.classList.add("embed-view");
-  next.dataset.parts = ` ${(parts || defaultParts(name, state)).join(" ")} `;
+  next.dataset.parts = ` ${(parts || defaultParts(name, state, STATES[APP_ROUTES[name]].defaults())).join(" ")} `;
   next.addEventListener("bpe-state", onState);
   next.addEventListener("bpe-answer", onAnswer);
   next.addEventListener("bpe-params", updateOpenLink);
