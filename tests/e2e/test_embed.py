@@ -217,7 +217,7 @@ def pytest_runtest_makereport(item, call):
 
 def test_explorer_widget_boots_at_step_5_of_seed_003(lesson):
     ready = lesson.messages("ready", "merges")
-    assert len(ready) == 1 and ready[0]["version"] == 1 and ready[0]["source"] == "bpe-lab"
+    assert len(ready) == 1 and ready[0]["version"] == 2 and ready[0]["source"] == "bpe-lab"
     state = lesson.wait_message("state", "merges", "m.step === 5")
     assert state["view"] == "explorer"
     assert state["steps"] == 8
@@ -405,11 +405,13 @@ def test_predict_mode_posts_answers(fresh_host):
 
 
 def test_encode_trace_starts_folded_in_a_widget_and_trace_opens_it(fresh_host):
-    """A widget keeps the explorer short: its encode trace is folded until the reader opens it or `trace` is given."""
+    """A widget keeps the explorer short: its encode trace is a part left out by default, folded when
+    parts= asks for it until the reader opens it, and open when `trace` is given."""
     src = f"{fresh_host.widget}/embed.html?view=explorer&sample=seed003-low-lower&step=3"
     url = fresh_host.serve("trace.html", f"""<!doctype html><title>trace</title>
-<iframe id="a" title="folded" style="width:900px;height:900px" src="{src}&id=a"></iframe>
-<iframe id="b" title="open" style="width:900px;height:900px" src="{src}&trace=lower&id=b"></iframe>""")
+<iframe id="a" title="folded" style="width:900px;height:900px" src="{src}&parts=controls,pairs,merge,trace&id=a"></iframe>
+<iframe id="b" title="open" style="width:900px;height:900px" src="{src}&trace=lower&id=b"></iframe>
+<iframe id="c" title="default" style="width:900px;height:900px" src="{src}&id=c"></iframe>""")
     fresh_host.page.goto(url)
     fresh_host.wait_message("state", "a", "m.step === 3", watching="#a")
     folded = fresh_host.page.frame_locator("#a")
@@ -426,6 +428,9 @@ def test_encode_trace_starts_folded_in_a_widget_and_trace_opens_it(fresh_host):
     folded.locator(".trace-details > summary").click()
     expect(folded.locator("#explorer-trace-text")).to_have_value("lowest")
     expect(folded.locator(".trace-output")).to_contain_text("lowest")
+    # Without parts= nor trace=, the trace is not drawn at all.
+    fresh_host.wait_message("state", "c", "m.step === 3", watching="#c")
+    expect(fresh_host.page.frame_locator("#c").locator(".explorer-trace")).to_be_hidden()
 
 
 def test_no_request_leaves_its_origin(lesson):

@@ -104,3 +104,30 @@ def test_a_part_the_view_has_not_is_named_and_posted_as_an_error(page, site_url,
     assert '"pairs" is not a part of the compare widget' in error and "panes, counts, ids, policy, languages, charts" in error
     frame = page.frame_locator("iframe")
     assert '"pairs" is not a part of the compare widget' in frame.locator("#embed-errors").inner_text()
+
+
+def test_the_readmes_iframe_snippets_are_as_tall_as_their_widgets_say(page, site_url, frame_host):
+    """Each <iframe> snippet in the README gives the height its widget reports at 800 px (within 10 px)."""
+    import html
+    import re
+
+    readme = (ROOT / "README.md").read_text("utf-8")
+    snippets = re.findall(r'<iframe src="https://YOUR-SITE/bpe-lab/(embed\.html[^"]*)"[^>]*?height="(\d+)"', readme, re.S)
+    assert snippets, "no iframe snippet in the README"
+    for src, height in snippets:
+        url = site_url.rstrip("/") + "/" + html.unescape(src)
+        reported = measure.reported_height(page, frame_host, url, 800)
+        assert abs(reported - int(height)) <= 10, f"{src}: README says height={height}, the widget reports {reported}"
+
+
+def test_embed_codes_write_the_heights_the_widgets_report():
+    """share.js's EMBED_HEIGHTS (what "Copy embed code" writes) against the README's measured table."""
+    import re
+
+    share = (ROOT / "web" / "js" / "share" / "share.js").read_text("utf-8")
+    written = {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", re.search(r"EMBED_HEIGHTS = \{([^}]*)\}", share).group(1))}
+    readme = (ROOT / "README.md").read_text("utf-8")
+    for view, height in written.items():
+        row = re.search(rf"^\| {view} \| [^|]+ \| [\d,]+ px \| ([\d,]+) px \|", readme, re.M)
+        assert row, f"no {view} row in the README's heights table"
+        assert abs(int(row.group(1).replace(",", "")) - height) <= 10, (view, height, row.group(0))

@@ -21,14 +21,15 @@ export const DEFAULT_PARTS = {
 
 /**
  * The parts a widget shows when parts= is not given: the lesson page's defaults, plus the panel of
- * anything its state asks to show (an explorer's trace text, compare's policy other than raise or
- * its pasted language table), so that no parameter is taken and then not shown.
+ * anything its state asks to show apart from the view's defaults (an explorer's trace text, compare's
+ * policy or its pasted language table), so that no parameter is taken and then not shown.
  */
-export function defaultParts(view, state = {}) {
+export function defaultParts(view, state = {}, defaults = {}) {
   const parts = new Set(DEFAULT_PARTS[view]);
-  if (view === "explorer" && state?.trace) parts.add("trace");
-  if (view === "compare" && state?.policy && state.policy !== "raise") parts.add("policy");
-  if (view === "compare" && state?.lang === "pasted") parts.add("languages");
+  const asked = (key) => state?.[key] && state[key] !== defaults?.[key];
+  if (view === "explorer" && asked("trace")) parts.add("trace");
+  if (view === "compare" && asked("policy")) parts.add("policy");
+  if (view === "compare" && asked("lang")) parts.add("languages");
   return PARTS[view].filter((p) => parts.has(p));
 }
 
