@@ -217,7 +217,7 @@ def pytest_runtest_makereport(item, call):
 
 def test_explorer_widget_boots_at_step_5_of_seed_003(lesson):
     ready = lesson.messages("ready", "merges")
-    assert len(ready) == 1 and ready[0]["version"] == 1 and ready[0]["source"] == "bpe-lab"
+    assert len(ready) == 1 and ready[0]["version"] == 2 and ready[0]["source"] == "bpe-lab"
     state = lesson.wait_message("state", "merges", "m.step === 5")
     assert state["view"] == "explorer"
     assert state["steps"] == 8

@@ -238,6 +238,7 @@ def test_one_numbering_for_merges_in_the_table_the_explorer_and_the_trace(site):
     steps = page.locator(".trace-steps li")
     expect(steps.first).to_contain_text("→ apply merge 1")  # s + t, merge 1 as above
     expect(page.locator(".trace-result")).not_to_contain_text("rank")
+    expect(steps.first.locator(".rank").first).to_have_text(re.compile(r"^merge \d+$"))  # candidates numbered as merges, not #rank
     open_explorer_at(site, 8)
     page.locator(".text-window span[data-i='62']").click()  # in ␣newest, merge 8
     dialog = page.locator("dialog.provenance-dialog")

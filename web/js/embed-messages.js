@@ -1,16 +1,33 @@
 // The widget's side of the postMessage protocol with its host page (a public
 // API: README, "Embed in a course page"). Out: ready, resize (+ Canvas's
 // lti.frameResize), state, answer, error — each {source: "bpe-lab", id, type, …}.
-// In: {target: "bpe-lab", type: "command", action, …} from the parent window only.
+// In: {target: "bpe-lab", type: "command", action, …} from the parent window only;
+// a widget that is not framed (opened by window.open, or on its own) takes no commands.
 import { VIEWS } from "./embed-params.js";
 
 // Bump when a message or command changes shape; adding a field is not a change.
-export const PROTOCOL_VERSION = 1;
+// 2: the ids of what the reader typed are posted only with report=ids (privacy by default).
+export const PROTOCOL_VERSION = 2;
 export const ACTIONS = ["step", "play", "pause", "text", "view", "load"];
+// A message quotes at most this many characters of a value; a message is at most MESSAGE_MAX long.
+export const QUOTE_MAX = 60;
+export const MESSAGE_MAX = 600;
 
-const quote = (value) => {
-  try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
-};
+/** A value as JSON, cut to its first QUOTE_MAX characters (and its length) when longer. */
+export function quote(value) {
+  const long = typeof value === "string" && value.length > QUOTE_MAX;
+  let text;
+  try { text = JSON.stringify(long ? value.slice(0, QUOTE_MAX) : value) ?? String(value); } catch { text = String(value); }
+  if (long) return `${text}… (${value.length.toLocaleString("en-US")} characters)`;
+  return text.length > QUOTE_MAX + 2 ? `${text.slice(0, QUOTE_MAX)}…` : text;
+}
+
+/** A message cut to MESSAGE_MAX characters, saying so: no error echoes a huge value. */
+export function shorten(message) {
+  const text = String(message);
+  if (text.length <= MESSAGE_MAX) return text;
+  return `${text.slice(0, MESSAGE_MAX)}… (message cut at ${MESSAGE_MAX} of ${text.length.toLocaleString("en-US")} characters)`;
+}
 
 /**
  * A command as {action, args}, or an Error whose message says how to fix it.
@@ -40,10 +57,10 @@ export function checkCommand(data) {
     // The object, or the file's text (which keeps a counts object's key order exactly).
     const text = typeof data.lesson === "string";
     if (!text && (!data.lesson || typeof data.lesson !== "object" || Array.isArray(data.lesson))) {
-      return new Error(`The load command needs lesson: a lesson file's object (*.bpelab.json, parsed) or its text, got ${quote(data.lesson)?.slice(0, 60)}.`);
+      return new Error(`The load command needs lesson: a lesson file's object (*.bpelab.json, parsed) or its text, got ${quote(data.lesson)}.`);
     }
     if (data.name !== undefined && typeof data.name !== "string") {
-      return new Error(`The load command's name (the lesson file's name, for messages) must be a string, got ${quote(data.name)?.slice(0, 40)}.`);
+      return new Error(`The load command's name (the lesson file's name, for messages) must be a string, got ${quote(data.name)}.`);
     }
     return { action, args: { lesson: data.lesson, name: data.name ? data.name.slice(0, 200) : null } };
   }
@@ -78,6 +95,7 @@ export class HostLink {
   }
 
   error(message) {
+    message = shorten(message);
     console.warn(`bpe-lab: ${message}`);
     this.post({ type: "error", message });
   }
@@ -97,13 +115,16 @@ export class HostLink {
     send();
   }
 
-  /** Call onCommand({action, args}) for each well-formed command from the parent; answer the rest with errors. */
+  /**
+   * Call onCommand({action, args}) for each well-formed command from the parent; answer the rest with errors.
+   * Only the parent frame steers: an unframed widget (window.open) ignores every window, its opener too.
+   */
   listen(onCommand) {
     window.addEventListener("message", (event) => {
       const data = event.data;
       // Not for us: other libraries on the page talk over postMessage too.
       if (!data || typeof data !== "object" || data.target !== "bpe-lab") return;
-      if (this.parent && event.source !== this.parent) return;
+      if (!this.parent || event.source !== this.parent) return;
       const command = checkCommand(data);
       if (command instanceof Error) this.error(command.message);
       else onCommand(command);

@@ -24,7 +24,10 @@ export const DEFAULT_SAMPLE = "seed003-low-lower";
 
 // Keys that only steer the widget; every other key is the view's (its state module's KEYS).
 // lesson=1: the state comes in a `load` command (<bpe-lab src> sends the file it fetched); nothing is shown before it.
-export const WIDGET_KEYS = ["view", "start", "theme", "id", "autoplay", "parts", "lesson"];
+export const WIDGET_KEYS = ["view", "start", "theme", "id", "autoplay", "parts", "lesson", "report"];
+// report=: what of the reader's own input the host hears (protocol version 2). Without it, a state
+// message about a text the reader typed carries no ids; texts the host sent are always reported.
+export const REPORTS = ["ids", "text"];
 const VIEW_KEYS = [...new Set(Object.values(STATES).flatMap((module) => module.KEYS))];
 export const KNOWN_KEYS = [...WIDGET_KEYS, ...VIEW_KEYS, ...Object.values(COMPRESSED)];
 
@@ -53,7 +56,7 @@ export async function parseEmbedParams(raw, samples) {
   const errors = [];
   const warnings = [];
   const get = (key) => (raw.has(key) ? raw.get(key) : null);
-  const out = { view: "explorer", start: "visible", theme: "light", id: get("id"), autoplay: false, parts: null, state: null, errors, warnings };
+  const out = { view: "explorer", start: "visible", theme: "light", id: get("id"), autoplay: false, parts: null, report: [], state: null, errors, warnings };
   const choice = (key, list, target) => {
     const value = get(key);
     if (value === null) return;
@@ -66,6 +69,13 @@ export async function parseEmbedParams(raw, samples) {
   const autoplay = get("autoplay");
   if (autoplay !== null && autoplay !== "0" && autoplay !== "1") errors.push(`autoplay=${quote(autoplay.slice(0, 20))} must be 1 (on) or 0 (off).`);
   out.autoplay = autoplay === "1";
+  const report = get("report");
+  if (report !== null && report !== "" && report !== "none") {
+    const asked = report.split(",").map((r) => r.trim());
+    const bad = asked.filter((r) => !REPORTS.includes(r));
+    if (bad.length) errors.push(`report=${quote(report.slice(0, 40))}: ${quote(bad[0].slice(0, 20))} is not known: use ids, text, both (report=ids,text) or none.`);
+    else out.report = [...new Set(asked)];
+  }
   const lesson = get("lesson");
   if (lesson !== null && lesson !== "1") errors.push(`lesson=${quote(lesson.slice(0, 20))} must be 1: the widget then waits for a load command with the lesson.`);
   out.awaitLesson = lesson === "1";

@@ -7,7 +7,8 @@
 // State on #embed[data-state]: preview | booting | ready | released | error.
 import { el, clear } from "./dom.js";
 import { rawParams, parseEmbedParams, APP_ROUTES, VIEW_TITLES } from "./embed-params.js";
-import { HostLink, PROTOCOL_VERSION } from "./embed-messages.js";
+import { HostLink, PROTOCOL_VERSION, shorten } from "./embed-messages.js";
+import { DEFAULT_CHAR_LIMIT, countChars } from "./text-input.js";
 import { VIEWS as APP_VIEWS, makeHash } from "./views.js";
 import { STATES } from "./share/states.js";
 import { compactParams } from "./share/link.js";
@@ -28,6 +29,7 @@ const ui = {
   mount: document.getElementById("embed-mount"),
   bar: document.getElementById("embed-bar"),
   open: document.getElementById("embed-open"),
+  report: document.getElementById("embed-report"),
 };
 
 let config = null;      // parseEmbedParams result
@@ -42,6 +44,63 @@ let queue = Promise.resolve(); // commands run one after another
 let visible = false;
 let releaseTimer = 0;
 let heldState = null;   // the latest state before ready: hosts hear ready first, then it
+let ready = false;      // init() has read the parameters: commands may run
+let typed = false;      // the reader has typed into the view since the host last set its text
+const pending = [];     // commands heard and not yet run, in order
+let draining = false;
+
+// The widget's longest text, in characters (code points, as Python counts them): a longer
+// `text` command is refused at once, before it reaches the view or the worker.
+export const TEXT_LIMIT = DEFAULT_CHAR_LIMIT;
+// Runs of these commands collapse to their last: only the final step (or text) is drawn.
+const COLLAPSING = new Set(["step", "text"]);
+
+// Listen from the first script: a command posted at the frame's load event (before the
+// parameters and the samples are read) waits in `pending` and runs once the widget is ready.
+host = new HostLink(rawParams(location.search, location.hash).get("id"));
+host.listen(enqueue);
+
+function enqueue(command) {
+  if (command.action === "text") {
+    const n = command.args.text.length <= TEXT_LIMIT ? countChars(command.args.text) : countChars(command.args.text.slice(0, 2 * TEXT_LIMIT + 2));
+    if (n > TEXT_LIMIT) {
+      const size = command.args.text.length > 2 * TEXT_LIMIT ? `over ${(2 * TEXT_LIMIT).toLocaleString("en-US")}` : n.toLocaleString("en-US");
+      host.error(`The text command failed: the text is ${size} characters, over the widget's limit of `
+        + `${TEXT_LIMIT.toLocaleString("en-US")} characters; send a shorter text.`);
+      return;
+    }
+  }
+  pending.push(command);
+  // On the next task, not now: a burst posted together is all queued by then, and its runs collapse.
+  if (ready && !drainTimer) drainTimer = setTimeout(drain, 0);
+}
+let drainTimer = 0;
+
+/** Run the pending commands one after another; a run of step (or text) commands runs only its last. */
+async function drain() {
+  drainTimer = 0;
+  if (draining) return;
+  draining = true;
+  try {
+    while (pending.length) {
+      let command = pending.shift();
+      // Pauses inside a run of steps (nothing plays between them) change nothing but to stop a play: one runs first.
+      let paused = false;
+      while (COLLAPSING.has(command.action) && pending.length
+             && (pending[0].action === command.action || (command.action === "step" && pending[0].action === "pause"))) {
+        const next = pending.shift();
+        if (next.action === "pause") paused = true;
+        else command = next;
+      }
+      if (paused) { queue = queue.then(() => runCommand({ action: "pause", args: {} })); await queue; }
+      if (command.action === "text" || command.action === "load" || command.action === "view") typed = false;
+      queue = queue.then(() => runCommand(command));
+      await queue;
+    }
+  } finally {
+    draining = false;
+  }
+}
 
 function setState(state, message = "") {
   root.dataset.state = state;
@@ -61,10 +120,50 @@ function showProblems(node, problems) {
 
 /** A failure the reader sees and the host hears about; the widget stays on screen. */
 function fail(message) {
+  message = shorten(message);
   setState("error", "");
   showProblems(ui.errors, [message]);
+  posted.add(message);
   host.error(message);
 }
+
+// Every failure a reader sees in the widget reaches the host page as an `error` too: the views
+// show theirs in alerts and status lines marked as errors, which this watcher reads as they appear.
+const posted = new Set();   // messages already posted (a failure shown twice is told once while shown)
+let watchTimer = 0;
+// Error alerts (encode, train), a compare pane's error line, and a view's status line while it is in its error state.
+// (A wrong guess in predict mode is an .alert.error too, but it is an answer, not a failure.)
+const FAILURE_SELECTOR = ".alert.error:not(.predict-answer), .compare-pane .error";
+
+function failuresShown() {
+  const nodes = [...view.querySelectorAll(FAILURE_SELECTOR)];
+  if (view.dataset.state === "error") nodes.push(...view.querySelectorAll("#compare-status"));
+  return nodes;
+}
+
+function watchFailures(node) {
+  new MutationObserver(() => {
+    if (!watchTimer) watchTimer = setTimeout(scanFailures, 50);
+  }).observe(node, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ["hidden", "class", "data-state"] });
+}
+
+function scanFailures() {
+  watchTimer = 0;
+  if (!view) return;
+  const shown = new Set();
+  for (const node of failuresShown()) {
+    if (node.closest("[hidden]") || node.closest(".hint")) continue;
+    const text = shorten((node.textContent || "").replace(/\s+/g, " ").trim());
+    if (!text) continue;
+    shown.add(text);
+    if (!posted.has(text)) { posted.add(text); host.error(text); }
+  }
+  // A failure no longer shown may be told again when it comes back.
+  for (const text of [...posted]) if (!shown.has(text) && !recent.has(text)) posted.delete(text);
+  recent.clear();
+}
+const recent = new Set();  // posted by onProblem since the last scan (not always drawn)
+
 
 async function loadSampleList() {
   try {
@@ -87,10 +186,11 @@ async function init() {
   const raw = rawParams(location.search, location.hash);
   samples = await loadSampleList();
   config = await parseEmbedParams(raw, samples);
-  host = new HostLink(config.id);
   applyTheme(config.theme);
   host.watchSize(root);
-  host.listen((command) => { queue = queue.then(() => runCommand(command)); });
+  showReporting(config.report);
+  ready = true;
+  drain();
   ui.title.textContent = config.title;
   document.title = `${config.title} · BPE Lab`;
   showProblems(ui.warnings, config.warnings);
@@ -176,6 +276,9 @@ async function mount(name, state, parts = null) {
   view = next;
   viewName = name;
   ui.mount.append(next);
+  if (!next.dataset.watched) { next.dataset.watched = "1"; watchFailures(next); }
+  // The reader's typing (not the host's text command) makes what the view shows the reader's own.
+  next.addEventListener("input", (event) => { if (event.target.matches("textarea, input[type=text], input:not([type])")) typed = true; }, true);
   ui.preview.hidden = true; // the view has its own heading; the status line says what is loading
   setState("booting", `Preparing the ${VIEW_TITLES[name].toLowerCase()}…`);
   await next.setState(state);
@@ -185,13 +288,40 @@ async function mount(name, state, parts = null) {
 /** The view cannot show what it was asked to: the reader sees its message, the host hears it. */
 function onProblem(event) {
   if (event.target !== view) return;
-  host.error(event.detail.message);
+  const message = shorten(event.detail.message);
+  posted.add(message);
+  recent.add(message);
+  host.error(message);
+}
+
+/** What of the reader's own input the host asked to hear (report=): the widget says so on screen. */
+function showReporting(report) {
+  const hint = ui.preview.querySelector(".embed-actions .hint");
+  if (!report.length) return;
+  const what = report.includes("text") && report.includes("ids") ? "the text you type and its token ids"
+    : report.includes("text") ? "the text you type" : "the token ids of what you type";
+  const note = `This widget reports ${what} to the page around it.`;
+  if (hint) hint.textContent = `Runs Python in your browser (about 20 MB, downloaded once). ${note}`;
+  ui.report.textContent = note;
+  ui.report.hidden = false;
+}
+
+/** A state message with what the host may hear: the reader's typed text's ids only when report= asks. */
+function reportable(message) {
+  if (!typed) return message;
+  const out = { ...message };
+  if (!config.report.includes("ids")) {
+    delete out.ids;
+    if (Array.isArray(out.panes)) out.panes = out.panes.map(({ ids, ...pane }) => pane);
+  }
+  if (config.report.includes("text") && typeof view.fullText === "string") out.text = view.fullText;
+  return out;
 }
 
 function onState(event) {
   if (event.target !== view) return;
   const { view: _, ...detail } = event.detail || {};
-  const message = { type: "state", view: viewName, ...detail };
+  const message = reportable({ type: "state", view: viewName, ...detail });
   // While the view is being mounted or restored, only its last state is told, once it is ready.
   if (root.dataset.state === "booting") heldState = message;
   else host.post(message);
@@ -304,6 +434,7 @@ async function restore() {
 
 init().catch((error) => {
   // The last line of defence: never a blank frame.
-  host ??= new HostLink(null);
   fail(`The widget could not start: ${error.message || error}`);
+  ready = true;
+  drain();
 });

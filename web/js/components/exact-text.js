@@ -33,17 +33,33 @@ export function hiddenNote(text) {
     + (cr ? " Typing in the box turns the carriage returns into line breaks." : "");
 }
 
+// A textarea lays out all it holds at once: a million characters took Chromium 1.8 s a frame.
+// With { boxMax } (compare and encode), a longer text set by a command, a file or a link is kept whole
+// here while the box shows (read-only) its first boxMax characters, and the note says so.
+export const BOX_MAX = 20_000;
+
+/** The first `max` UTF-16 units of text, not splitting a surrogate pair. */
+function head(text, max) {
+  let end = Math.min(max, text.length);
+  const c = text.charCodeAt(end - 1);
+  if (end < text.length && c >= 0xd800 && c <= 0xdbff) end -= 1;
+  return text.slice(0, end);
+}
+
 export class ExactText {
   /** @param {HTMLTextAreaElement} box  @param {HTMLElement} note  @param {{onInput?: () => void}} hooks */
-  constructor(box, note, { onInput } = {}) {
+  constructor(box, note, { onInput, boxMax = Infinity } = {}) {
+    this.boxMax = boxMax;
     this.box = box;
     this.note = note;
     this.text = box.value;
     note.classList.add("hint", "exact-note");
     note.hidden = true;
     if (!note.id) note.id = `${box.id || "text"}-exact-note`;
+    this.cut = false;
     box.addEventListener("input", () => {
       this.text = box.value;
+      this.cut = false;
       this.showNote();
       onInput?.();
     });
@@ -55,12 +71,16 @@ export class ExactText {
 
   set value(text) {
     this.text = String(text);
-    this.box.value = this.text;
+    this.cut = this.text.length > this.boxMax;
+    this.box.value = this.cut ? head(this.text, this.boxMax) : this.text;
+    this.box.readOnly = this.cut;
     this.showNote();
   }
 
   showNote() {
-    const note = hiddenNote(this.text);
+    const shown = this.cut ? `The box shows the first ${fmt(this.box.value.length)} of ${fmt(this.text.length)} characters, read-only `
+      + "(a box holding them all would freeze the page); the text is kept whole, and every count and id is for the whole text. " : "";
+    const note = shown + (this.cut ? hiddenNote(this.box.value) : hiddenNote(this.text));
     this.note.textContent = note;
     this.note.hidden = !note;
     const ids = (this.box.getAttribute("aria-describedby") || "").split(/\s+/).filter((id) => id && id !== this.note.id);

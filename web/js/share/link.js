@@ -6,6 +6,8 @@
 // Pure but for CompressionStream / DecompressionStream (deflate-raw), which every
 // browser the site supports has.
 
+import { DEFAULT_CHAR_LIMIT, countChars } from "../text-input.js";
+
 // Longer links are cut by mail clients, chat apps and some servers.
 export const MAX_LINK = 6000;
 // Text keys and the keys of their compressed forms.
@@ -34,20 +36,41 @@ export async function compressText(text) {
   return toBase64Url(await pipe(new TextEncoder().encode(text), new CompressionStream("deflate-raw")));
 }
 
-/** The text of a z= value; throws Error saying what is wrong with it. */
-export async function decompressText(value) {
+// A z= value unpacks to at most this many characters (the site's character limit): a small
+// link that inflates to gigabytes (a decompression bomb) stops there with a message.
+export const UNPACKED_MAX = DEFAULT_CHAR_LIMIT;
+
+/** The text of a z= value; throws Error saying what is wrong with it (too long: stops inflating at `limit` characters). */
+export async function decompressText(value, limit = UNPACKED_MAX) {
   const bytes = fromBase64Url(value);
-  let raw;
-  try {
-    raw = await pipe(bytes, new DecompressionStream("deflate-raw"));
-  } catch {
-    throw new Error("it is not deflate-raw data (make it with CompressionStream(\"deflate-raw\"), then base64url)");
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw")).getReader();
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const parts = [];
+  let units = 0;  // UTF-16 code units so far; characters (code points) are at most as many
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw new Error("it is not deflate-raw data (make it with CompressionStream(\"deflate-raw\"), then base64url)");
+    }
+    let part;
+    try {
+      part = decoder.decode(chunk.done ? undefined : chunk.value, { stream: !chunk.done });
+    } catch {
+      reader.cancel().catch(() => {});
+      throw new Error("it does not unpack to UTF-8 text");
+    }
+    parts.push(part);
+    units += part.length;
+    // Past the limit even if every character were a surrogate pair: stop inflating now.
+    if (units > 2 * limit || (units > limit && countChars(parts.join("")) > limit)) {
+      reader.cancel().catch(() => {});
+      throw new Error(`it unpacks to more than the limit of ${limit.toLocaleString("en-US")} characters (unpacking stopped there)`);
+    }
+    if (chunk.done) break;
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(raw);
-  } catch {
-    throw new Error("it does not unpack to UTF-8 text");
-  }
+  return parts.join("");
 }
 
 /** A query string of params (empty values left out; spaces as %20, so a text reads back exactly). */

@@ -39,7 +39,11 @@ export async function resolveSpec(spec, { onProgress, trained = store.trained } 
   if (p.kind === "trainedAt") {
     const handle = trainedOrThrow(trained);
     const total = store.tokenizers.get(handle).n_merges;
-    return store.atMerges(handle, Math.min(p.k, total));
+    if (p.k > total) {
+      throw new PaneError(`trained@${p.k.toLocaleString("en-US")} asks for more merges than the trained tokenizer has: `
+        + `it has ${total.toLocaleString("en-US")}, so use trained@0 to trained@${total}.`);
+    }
+    return store.atMerges(handle, p.k);
   }
   if (p.kind === "imported") {
     const imported = [...store.tokenizers.values()].filter((t) => t.source === "imported");

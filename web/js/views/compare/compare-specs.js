@@ -19,7 +19,8 @@ export const MAX_PANES = 6;
 export function parseSpec(spec) {
   if (spec in REFERENCES) return { kind: "reference", name: spec };
   if (spec === "bytes" || spec === "trained" || spec === "imported") return { kind: spec };
-  let m = /^trained@(\d{1,7})$/.exec(spec);
+  // Any whole K parses: one past the merges is refused with a message when the pane resolves (never dropped).
+  let m = /^trained@(\d{1,15})$/.exec(spec);
   if (m) return { kind: "trainedAt", k: Number(m[1]) };
   m = /^alt_(\d{3,6})_([a-z0-9]+)_([a-z-]+)$/.exec(spec);
   if (m && ALT_PRETOKENIZERS.includes(m[2]) && ALT_TIES.includes(m[3])) {

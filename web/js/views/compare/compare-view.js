@@ -15,7 +15,7 @@ import { ComparePane } from "./compare-pane.js";
 import { DEFAULT_PANES, MAX_PANES, parseSpec, paneLabel, paneName } from "./compare-specs.js";
 import { PaneError, resolveSpec } from "./compare-resolve.js";
 import { showProvenance } from "../../components/provenance.js";
-import { ExactText, loneSurrogateProblem } from "../../components/exact-text.js";
+import { BOX_MAX, ExactText, loneSurrogateProblem } from "../../components/exact-text.js";
 import { samplesNow, sampleText } from "../../samples.js";
 import * as mapping from "./compare-state.js";
 import { buildPolicyControls, copyLines, drawMergeDiff, LanguagePanel } from "./compare-extra.js";
@@ -47,7 +47,7 @@ class CompareView extends HTMLElement {
     this.classList.add("compare-view");
     this.box = el("textarea", { id: "compare-text", rows: "4", spellcheck: "false", "aria-describedby": "compare-text-counts" });
     this.textNote = el("p", { id: "compare-text-note" });
-    this.text = new ExactText(this.box, this.textNote, { onInput: () => { this.sample = ""; this.changed(); } });
+    this.text = new ExactText(this.box, this.textNote, { boxMax: BOX_MAX, onInput: () => { this.sample = ""; this.changed(); } });
     this.text.value = mapping.DEFAULT_TEXT;
     this.textCounts = el("p", { id: "compare-text-counts", className: "meta" });
     this.wsBox = el("input", { type: "checkbox", id: "compare-ws", checked: true,

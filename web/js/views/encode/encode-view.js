@@ -13,7 +13,7 @@ import { el, fmt, count, show, hide } from "../../dom.js";
 import "../../components/token-display.js";
 import { showProvenance } from "../../components/provenance.js";
 import { REFERENCES, tokenizerOptions, useTokenizer } from "../../components/tokenizer-choice.js";
-import { ExactText, loneSurrogateProblem } from "../../components/exact-text.js";
+import { BOX_MAX, ExactText, loneSurrogateProblem } from "../../components/exact-text.js";
 import { samplesNow, sampleText } from "../../samples.js";
 import * as mapping from "./encode-state.js";
 
@@ -53,7 +53,10 @@ function directionNote(text) {
   return `The text holds ${total === 1 ? "an invisible direction control" : `${fmt(total)} invisible direction controls`}, `
     + `so the box above may show it reordered (the tokens below are in text order): ${found.join("; ")}${more}.`;
 }
-const WINDOW = 5000; // tokens drawn at once; a longer text pages through windows
+// Tokens drawn at once; a longer text pages through windows. A widget draws fewer: 5,000 tokens
+// took 300 ms of its main thread to lay out, and a widget must not block its host page's for 200 ms.
+const WINDOW = 5000;
+const EMBED_WINDOW = 1000;
 let serial = 0;
 
 class EncodeView extends HTMLElement {
@@ -105,7 +108,7 @@ class EncodeView extends HTMLElement {
     });
     ui.display.render({ start: 0, total: 0, tokens: [], ids: [], groups: [] });
     ui.tokenizer.addEventListener("change", () => { this.s.tok = ui.tokenizer.value; this.s.start = 0; this.update(); this.changed(); });
-    this.text = new ExactText(ui.text, ui.textNote, { onInput: () => { this.s.sample = ""; this.s.start = 0; this.busy(true); this.soon(); this.changed(); } });
+    this.text = new ExactText(ui.text, ui.textNote, { boxMax: BOX_MAX, onInput: () => { this.s.sample = ""; this.s.start = 0; this.busy(true); this.soon(); this.changed(); } });
     ui.ws.addEventListener("change", () => { this.s.ws = ui.ws.checked; if (this.s.model) this.draw(); this.changed(); });
     for (const radio of this.querySelectorAll(`input[name="${id("policy")}"]`)) {
       radio.addEventListener("change", () => { this.s.policy = radio.value; this.showPolicy(); this.update(); this.changed(); });
@@ -188,6 +191,10 @@ class EncodeView extends HTMLElement {
     this.dispatchEvent(new CustomEvent("bpe-params", { bubbles: true }));
   }
 
+  get windowSize() {
+    return this.classList.contains("embed-view") ? EMBED_WINDOW : WINDOW;
+  }
+
   showDirection(text) {
     const note = directionNote(text);
     this.ui.direction.textContent = note;
@@ -233,7 +240,7 @@ class EncodeView extends HTMLElement {
       }
       const handle = await useTokenizer(this.s.tok, ui.tokInfo, this.s.training);
       this.s.handle = handle;
-      model = await store.request("display", { handle, text, policy: this.s.policy, start: this.s.start, stop: this.s.start + WINDOW });
+      model = await store.request("display", { handle, text, policy: this.s.policy, start: this.s.start, stop: this.s.start + this.windowSize });
     } catch (error) {
       if (asked !== this.s.asked) return;
       if (error.type === "Cancelled") { setTimeout(() => this.update(), 0); return; }
@@ -274,7 +281,7 @@ class EncodeView extends HTMLElement {
     else {
       const go = (start) => { this.s.start = Math.max(0, start); this.update(); };
       ui.pager.replaceChildren(
-        el("button", { type: "button", className: "secondary", disabled: model.start === 0 ? true : undefined, onclick: () => go(model.start - WINDOW) }, "‹ Earlier tokens"),
+        el("button", { type: "button", className: "secondary", disabled: model.start === 0 ? true : undefined, onclick: () => go(model.start - this.windowSize) }, "‹ Earlier tokens"),
         el("span", { className: "meta", text: `Tokens ${fmt(model.start + 1)}–${fmt(model.stop)} of ${fmt(model.total)}` }),
         el("button", { type: "button", className: "secondary", disabled: model.stop >= model.total ? true : undefined, onclick: () => go(model.stop) }, "Later tokens ›"));
     }

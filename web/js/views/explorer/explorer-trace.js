@@ -95,7 +95,7 @@ export class TraceBox {
       const applied = step.applied;
       const candidates = step.candidates.length
         ? step.candidates.map((c) => el("span", { className: `cand${applied && c.position === applied.position ? " applied" : ""}` },
-          pairNode(c), el("span", { className: "rank" }, `#${c.rank}`)))
+          pairNode(c), el("span", { className: "rank" }, `merge ${c.rank + 1}`)))
         : [el("span", { className: "meta" }, "no learned pair")];
       return el("li", {}, el("span", { className: "seq" }, step.parts.map((parts) => tokenChip(parts))),
         el("span", { className: "cands" }, " candidates: ", candidates),
