@@ -80,8 +80,8 @@ def test_an_unknown_tiktoken_asks_for_its_pattern(site, tmp_path):
     import_through_the_page(site, {"mine.tiktoken": ranks})
     question = page.locator("[data-role=pretokenizer-question]")
     expect(question).to_be_visible(timeout=TRAIN_TIMEOUT_MS)
-    expect(question).to_contain_text("mine.tiktoken: a .tiktoken file holds ranks only")
-    expect(question).to_contain_text("choose its pre-tokenizer")
+    expect(question).to_contain_text("mine.tiktoken holds ranks only")
+    expect(question).to_contain_text("Choose its pre-tokenizer in the menu below")
     expect(page.locator("#import-pre")).to_be_focused()
     # Answer with the pattern it was trained with: then it imports, and encodes as CPython does.
     page.locator("#import-pre").select_option("whitespace")
@@ -537,7 +537,9 @@ LONG_VALUES = [
     ("view", {"action": "view", "view": TEN_MB}, "view: one of explorer, compare, train, encode, got"),
     ("action", {"action": TEN_MB}, "Unknown action"),
     ("type", {"type": TEN_MB, "action": "step"}, 'needs type: "command", got type'),
-    ("lesson", {"action": "load", "lesson": TEN_MB}, "The load command needs lesson"),
+    # A string is a lesson file's text (load takes either): 10 MB is under the 16 MB limit, so it is parsed.
+    ("lesson", {"action": "load", "lesson": TEN_MB}, "The lesson is not JSON"),
+    ("lesson (over the size limit)", {"action": "load", "lesson": "x" * 17_000_000}, "a lesson file is at most 16 MB"),
     ("text (a number array)", {"action": "text", "text": list(range(100_000))}, "The text command needs text: a string"),
 ]
 
