@@ -24,7 +24,10 @@ def ids_shown(page, view="bpe-encode-view"):
 def encode_in_view(site, choice, text, policy=None):
     """Open the encode view, pick a tokenizer and type text; returns the ids it shows."""
     page = site.page
+    before = page.evaluate("() => Number(document.getElementById('app').dataset.applied || 0)")
     site.set_hash("#/encode" + (f"?policy={policy}" if policy else ""))
+    # Type only once the address's state is applied: applied after the typing, it would replace the text.
+    page.wait_for_function("(n) => Number(document.getElementById('app').dataset.applied || 0) > n", arg=before)
     view = page.locator("bpe-encode-view")
     expect(view).to_be_visible()
     view.locator("select").first.select_option(choice)

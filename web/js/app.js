@@ -171,6 +171,7 @@ async function go(hash, { focus = false, keep = false, state = null } = {}) {
   const apply = () => (navigation === app.navigations ? node.setState(state) : undefined);
   app.applying = app.applying.catch(() => {}).then(apply);
   await app.applying;
+  if (navigation === app.navigations) ui.app.dataset.applied = String(navigation);  // tests wait for it
 }
 
 /** A view's state changed: write it to the address (replaceState: no history entry per keystroke). */
