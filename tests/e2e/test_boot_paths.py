@@ -293,6 +293,7 @@ def test_a_fatal_pyodide_error_restarts_the_worker_and_the_next_requests_work(ba
     assert error["type"] == "PyodideFatalError"
     assert error["message"].startswith("Python stopped after a fatal error in Pyodide (")
     # The client noticed, told the UI once and started a fresh worker by itself.
+    page.wait_for_function("() => testClient.crashes > 0")  # the fatal message follows the error reply
     assert page.evaluate("() => testLog.crashes") == [error["message"]]
     assert page.evaluate("() => testClient.crashes") == 1
     versions = page.evaluate("() => testClient.ready")
@@ -320,6 +321,7 @@ def test_a_reply_garbled_above_2_gb_restarts_the_worker_instead_of_being_shown(b
     assert error["type"] == "PyodideFatalError", error
     assert "Python's reply came back garbled (the worker held " in error["message"]
     assert "MB), a Pyodide fault with memory over 2 GB; Python was restarted" in error["message"]
+    page.wait_for_function("() => testClient.crashes > 0")
     assert page.evaluate("() => testClient.crashes") == 1
     page.evaluate("() => testClient.ready")
     assert page.evaluate("() => testClient.request('ping', {echo: 'x'.repeat(100)})") == {"pong": "x" * 100}
