@@ -10,6 +10,7 @@
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -624,3 +625,65 @@ def test_every_failure_shown_in_a_widget_is_posted(hostile, case, query, expecte
     # What the host heard is what the reader sees.
     frame = hostile.page.frame_locator("#w")
     expect(frame.locator("#embed")).to_contain_text(error["message"][:40])
+
+
+# -- An explorer link with tok= shows that tokenizer, not the one trained here (issue 25) ---------------------
+
+REFERENCE_MERGES = {"gpt2": 50_000, "cl100k": 100_000, "o200k": 199_742}
+REFERENCE_OPTION = {"gpt2": "gpt2 (reference, 50,000 merges)", "cl100k": "cl100k_base (reference, 100,000 merges)",
+                    "o200k": "o200k_base (reference, 199,742 merges)"}
+
+
+@pytest.mark.parametrize("where", ["a fresh page", "a page that trained one"])
+@pytest.mark.parametrize("tok", ["o200k", "cl100k", "gpt2"])
+def test_an_explorer_link_with_tok_shows_that_tokenizer_in_the_app(fresh_site, tok, where):
+    site = fresh_site
+    page = site.page
+    view = page.locator("bpe-explorer-view")
+    if where == "a fresh page":
+        site.open(f"#/explore?tok={tok}&step=3")
+    else:
+        site.open("#/explore?sample=seed003-low-lower")
+        expect(page.locator(".explorer-summary")).to_contain_text("Step 0 of 8", timeout=TRAIN_TIMEOUT_MS)
+        site.set_hash(f"#/explore?tok={tok}&step=3")
+    expect(page.locator(".explorer-summary")).to_contain_text(f"Step 3 of {REFERENCE_MERGES[tok]:,}", timeout=TRAIN_TIMEOUT_MS)
+    expect(page.locator("#explorer-tokenizer option:checked")).to_have_text(REFERENCE_OPTION[tok])
+    expect(view).to_contain_text("reference: merges only, no training counts")
+    # The address says so too, and keeps saying it.
+    expect(page).to_have_url(re.compile(rf"#/explore\?tok={tok}&step=3$"), timeout=TRAIN_TIMEOUT_MS)
+    page.wait_for_timeout(1000)
+    expect(page).to_have_url(re.compile(rf"#/explore\?tok={tok}&step=3$"))
+
+
+EMBED_TOKS = [
+    # (case, query, error the host hears or None, state predicate or None)
+    *[(f"tok={tok}", f"view=explorer&tok={tok}&step=3", None, f"m.step === 3 && m.steps === {n}")
+      for tok, n in REFERENCE_MERGES.items()],
+    ("tok=gpt2 past its last step", "view=explorer&tok=gpt2&step=300000",
+     "Step 300000 is past the last step of this tokenizer, 50000", "m.step === 50000 && m.steps === 50000"),
+    ("tok=o200k with a text to train on", "view=explorer&tok=o200k&text=abc",
+     "tok=o200k is OpenAI's tokenizer, which is not trained here", None),
+    ("tok=cl100k with training settings", "view=explorer&tok=cl100k&size=300",
+     "The training settings (size, pre, …) need a sample= or text= to train on", None),
+]
+
+
+@pytest.mark.parametrize("case, query, error, final", EMBED_TOKS, ids=[row[0] for row in EMBED_TOKS])
+def test_an_explorer_widget_with_tok_shows_that_tokenizer_or_says_why_not(hostile, case, query, error, final):
+    one_widget(hostile, "k", query)
+    if error:
+        heard = hostile.wait_message("error", "k", f"m.message.includes({json.dumps(error)})", timeout=TRAIN_TIMEOUT_MS, watching="#w")
+        if not final:  # a link the widget cannot show: the reader sees why (a step past the end is a note to the host)
+            expect(hostile.page.frame_locator("#w").locator("#embed")).to_contain_text(heard["message"][:40])
+    if final:
+        hostile.wait_message("state", "k", final, timeout=TRAIN_TIMEOUT_MS, watching="#w")
+        tok = query.split("tok=")[1].split("&")[0]
+        frame = hostile.page.frame_locator("#w")
+        expect(frame.locator("#explorer-tokenizer option:checked")).to_have_text(REFERENCE_OPTION[tok])
+        # "Open in BPE Lab" opens the same tokenizer.
+        expect(frame.locator("#embed-open")).to_have_attribute("href", re.compile(rf"#/explore\?tok={tok}&step="))
+    else:
+        hostile.page.wait_for_timeout(1000)
+        assert hostile.messages("state", "k") == []
+    if not error:
+        assert errors_of(hostile, "k") == []
