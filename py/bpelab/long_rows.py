@@ -31,6 +31,11 @@ from operator import add
 
 EXCERPT_TOKENS = 8  # tokens of context on each side of a long row's first change, in a record
 NEVER = 2**31 - 1  # `gone` of a boundary no merge removed
+# While the rows are one str, a merge with fewer sites than 1 per this many tokens turns them into nodes:
+# a split and join cost about 1 ns a token, a site about 0.25 us there and about 1 us in the nodes.
+_SITES_PER_PASS = 3000
+_SEP = "\U0010fffe"  # between rows in the one str; never a token (the trainer stops below 0x10FFFF ids)
+_FIRST, _LAST = slice(0, 1), slice(-1, None)
 
 
 class LongRows:
@@ -44,12 +49,30 @@ class LongRows:
     (2, [('ba', -1), ('ĀĀ', 1)], ['Ā', 'Ā'])
     """
 
-    def __init__(self, rows, record):
+    def __init__(self, rows, record, one_str=True):
         self.rows = [row for row, _, _ in rows]  # index -> the trainer's row number
-        self.starts = array("q")  # index -> first node; one more at the end
         self.weights = [weight for _, _, weight in rows]
+        texts = [text for _, text, _ in rows]
+        self.gone = None
+        self.work = 0  # tokens scanned (one str) plus nodes visited (linked), over all merges: linear, tests check
+        self.first_at = {}  # pair -> its first occurrence, until a merge changes the pair's nodes
+        # The first merges, each with thousands of sites, go faster on one str (see `_merge_text`);
+        # records need a node per byte from the start, and repeated rows a weight per node. `one_str`
+        # False keeps nodes throughout (first-seen asks for first occurrences, a scan of the str each).
+        self.where = None  # the index of nodes, once linked
+        if one_str and not record and all(w == 1 for w in self.weights) and all(_SEP not in t for t in texts):
+            self.text = _SEP.join(texts)
+            self.tok = None
+            return
+        self.text = None
+        self._link(texts)
+        self.gone = array("i", [NEVER]) * self.end if record else None  # node -> rank that merged it into its left
+
+    def _link(self, texts):
+        """Build the linked nodes from the rows' strs: a node per token (per byte, before any merge)."""
+        self.starts = array("q")  # index -> first node; one more at the end
         tok = []
-        for _, text, _ in rows:
+        for text in texts:
             self.starts.append(len(tok))
             tok.extend(text)
         self.starts.append(len(tok))
@@ -72,14 +95,21 @@ class LongRows:
         for (first, end) in zip(self.starts, self.starts[1:]):
             pairs = map(add, tok[first:end - 1], tok[first + 1:end])
             deque(map(array.append, map(self.where.__getitem__, pairs), count(first)), 0)  # all in C
-        self.gone = array("i", [NEVER]) * n if record else None  # node -> rank that merged it into its left
+
+    def _texts(self):
+        """The rows as strs of tokens (before the first merge: pair_counts is asked then)."""
+        if self.text is not None:
+            return self.text.split(_SEP)
+        tok = self.tok
+        if len(tok) == self.starts[-1] + 1:  # no merge yet: a node per token
+            return ["".join(tok[first:end]) for first, end in zip(self.starts, self.starts[1:])]
+        return ["".join(self.row_tokens(index)) for index in range(len(self.rows))]
 
     def pair_counts(self):
         """{pair: count} over the long rows, weights included."""
         total = Counter()
-        tok = self.tok
-        for (first, end), w in zip(zip(self.starts, self.starts[1:]), self.weights):
-            counts = Counter(map(add, tok[first:end - 1], tok[first + 1:end]))
+        for text, w in zip(self._texts(), self.weights):
+            counts = Counter(map(add, text, text[1:]))
             if w != 1:
                 for pair in counts:
                     counts[pair] *= w
@@ -88,6 +118,8 @@ class LongRows:
 
     def tokens(self):
         """Tokens over the long rows, weights included."""
+        if self.text is not None:
+            return len(self.text) - len(self.rows) + 1  # less the separators
         return sum((end - first) * w for (first, end), w in zip(zip(self.starts, self.starts[1:]), self.weights))
 
     def row_of(self, node):
@@ -96,6 +128,8 @@ class LongRows:
 
     def row_tokens(self, index):
         """The live tokens of one long row, in order (for tests and checks)."""
+        if self.text is not None:
+            return list(self.text.split(_SEP)[index])
         out, node = [], self.starts[index]
         while node != self.end:
             out.append(self.tok[node])
@@ -103,17 +137,29 @@ class LongRows:
         return out
 
     def first_occurrence(self, pair):
-        """(row, node offset in the row) of the pair's first occurrence, or None."""
+        """(row, position in the row) of the pair's first occurrence, or None; positions grow along a row."""
+        if self.text is not None:
+            at = self.text.find(pair)
+            if at < 0:
+                return None
+            return self.rows[self.text.count(_SEP, 0, at)], at - self.text.rfind(_SEP, 0, at) - 1
+        # Nodes never move, so a first occurrence holds until the pair's nodes change (see `merge`):
+        # records and first-seen ask about the same tied pairs merge after merge.
+        found = self.first_at.get(pair, False)
+        if found is not False:
+            return found
+        found = None
         nodes = self.where.get(pair)
-        if not nodes:
-            return None
-        tok, nxt = self.tok, self.nxt
-        a, b = pair
-        for p in sorted(set(nodes)):
-            if tok[p] == a and tok[nxt[p]] == b:
-                index = self.row_of(p)
-                return self.rows[index], p - self.starts[index]
-        return None
+        if nodes:
+            tok, nxt = self.tok, self.nxt
+            a, b = pair
+            for p in sorted(nodes):
+                if tok[p] == a and tok[nxt[p]] == b:
+                    index = self.row_of(p)
+                    found = self.rows[index], p - self.starts[index]
+                    break
+        self.first_at[pair] = found
+        return found
 
     def merge(self, pair, new, rank, keep, left_bytes):
         """Merge `pair` into the token `new` (1-character strs) at every site; a is `left_bytes` long.
@@ -126,9 +172,12 @@ class LongRows:
         and cut {start, end, bytes} its byte span in the row; rows_hit, with
         records on, is how many long rows changed.
         """
+        if self.text is not None:
+            return self._merge_text(pair, new)
         nodes = self.where.pop(pair, None)
         if not nodes:
             return 0, {}, [], 0
+        self.work += len(nodes)
         a, b = pair
         tok, nxt, prv, where, weight, gone = self.tok, self.nxt, self.prv, self.where, self.node_weight, self.gone
         sites = sorted(set(nodes))
@@ -176,8 +225,57 @@ class LongRows:
         for k, nodes in ((map(add, repeat(new), ys), hits), (map(add, xs, repeat(new)), lefts)):
             deque(map(array.append, map(where.__getitem__, k), nodes), 0)  # in C
         where.pop(new, None)  # the row ends' entries
+        if self.first_at:
+            forget = self.first_at.pop
+            forget(pair, None)
+            for k in delta:  # a pair can lose a node and gain one (a change of 0): forgotten too
+                forget(k, None)
         changed = self._excerpts_after(excerpts) if excerpts else []
         return merged, delta, changed, rows_hit
+
+    def _merge_text(self, pair, new):
+        """`merge` while the rows are one str (no records, no weights): split and join in C.
+
+        Splitting at the pair gives the merge sites of BPE's left-to-right rule (aaa: one
+        site); the token before and after each site are the ends of the parts around it. A
+        part that is empty lies between two adjacent sites: the site after it sees N before
+        it, the site before it sees a after it (read before the next site merges), as the
+        linked nodes make it. Once a merge has few sites for the length, the rows become
+        linked nodes: a pass over the whole str would then cost more than the sites.
+        """
+        self.work += len(self.text)
+        parts = self.text.split(pair)
+        merged = len(parts) - 1
+        if not merged:
+            return 0, {}, [], 0
+        a, b = pair
+        self.text = new.join(parts)
+        after = Counter(map(str.__getitem__, parts[1:], repeat(_FIRST)))
+        before = Counter(map(str.__getitem__, parts[:-1], repeat(_LAST)))
+        # Empty parts: between two sites (y is a, x is N), or at the str's ends (nothing there).
+        empty = after.pop("", 0) - (parts[-1] == "")
+        if empty:
+            after[a] += empty
+        empty = before.pop("", 0) - (parts[0] == "")
+        if empty:
+            before[new] += empty
+        after.pop(_SEP, None)  # a row's end
+        before.pop(_SEP, None)  # a row's start
+        delta = {}
+        for y, c in after.items():
+            delta[b + y] = -c
+            delta[new + y] = c
+        get = delta.get
+        for x, c in before.items():
+            k = x + a
+            delta[k] = get(k, 0) - c
+            k = x + new
+            delta[k] = get(k, 0) + c
+        if merged * _SITES_PER_PASS < len(self.text):
+            texts = self.text.split(_SEP)
+            self.text = None
+            self._link(texts)
+        return merged, delta, [], 0
 
     # -- records: excerpts of changed rows ---------------------------------
 

@@ -449,7 +449,8 @@ class _Trainer:
         self.counts = [count for _, count in pieces]  # [int]
         long_row = LONG_ROW if long_row is None else long_row
         long = [(row, w, c) for row, (w, c) in enumerate(zip(self.words, self.counts)) if len(w) >= long_row]
-        self.long = LongRows(long, record) if long else None  # the long rows; their words are left empty
+        # The long rows; their words are left empty.
+        self.long = LongRows(long, record, one_str=settings.tie_break != "first-seen") if long else None
         for row, _, _ in long:
             self.words[row] = ""
         self.long_pieces = [pieces[row][0] for row, _, _ in long]
@@ -691,10 +692,11 @@ class _Trainer:
                 push(heap, (-now, k))
         long_rows, long_hit = [], 0
         if self.long is not None:
-            merged, delta, long_rows, long_hit = self.long.merge(
+            merged, long_delta, long_rows, long_hit = self.long.merge(
                 pair, new_char, len(self.merges) - 1, _ROWS_KEPT if recording else 0, len(self.vocab[a]))
             merged_total += merged
-            for k, d in delta.items():
+            long_where = self.long.where  # None while the long rows are one str
+            for k, d in long_delta.items():
                 if not d or k == pair:  # a pair that came and went; the merged pair goes below
                     continue
                 old = get(k, 0)
@@ -705,6 +707,8 @@ class _Trainer:
                     pair_counts[k] = now
                 else:
                     del pair_counts[k]
+                    if long_where is not None:
+                        long_where.pop(k, None)  # only stale nodes are left: freed (most of the index's arrays)
                 if d < 0:
                     continue
                 if now < floor:
