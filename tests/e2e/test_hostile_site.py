@@ -687,3 +687,59 @@ def test_an_explorer_widget_with_tok_shows_that_tokenizer_or_says_why_not(hostil
         assert hostile.messages("state", "k") == []
     if not error:
         assert errors_of(hostile, "k") == []
+
+
+# -- Catastrophic patterns, in any letters and script, through the widget and the site (issue 24) -------------
+# Python refuses them before they run, by reading the parsed pattern (pretokenize.check_pattern_ambiguity): the
+# same check in Pyodide as in CPython. Each surface ends with a message naming the pattern; a widget posts it.
+
+from urllib.parse import quote as url_quote  # noqa: E402
+
+CATASTROPHIC = [
+    # (case, pattern, a text it would backtrack on for ever)
+    ("(b+)+$|c|b, Latin", "(b+)+$|c|b", "b" * 40 + "c"),
+    ("(б+)+$|в|б, Cyrillic", "(б+)+$|в|б", "б" * 40 + "в"),
+    ("(β+)+$|γ|β, Greek", "(β+)+$|γ|β", "β" * 40 + "γ"),
+    ("(中+)+$|文|中, CJK", "(中+)+$|文|中", "中" * 40 + "文"),
+    ("(ب+)+$|ج|ب, Arabic", "(ب+)+$|ج|ب", "ب" * 40 + "ج"),
+    ("(a|aa)+$", "(a|aa)+$|[\\s\\S]", "a" * 40 + "b"),
+    ("(a*)*b", "(a*)*b|[\\s\\S]", "a" * 40),
+    ("(x+x+)+y", "(x+x+)+y|[\\s\\S]", "x" * 40),
+]
+SURFACES = ["explorer widget", "compare widget", "Train view"]
+
+
+def refused_naming(message, pattern):
+    assert "takes too long" in message, message
+    assert repr(pattern) in message, (repr(pattern), message)
+
+
+@pytest.mark.parametrize("case, pattern, text", CATASTROPHIC, ids=[row[0] for row in CATASTROPHIC])
+@pytest.mark.parametrize("surface", SURFACES[:2])
+def test_a_catastrophic_pattern_in_a_widget_is_refused_naming_it(hostile, surface, case, pattern, text):
+    settings = f"pre=custom&pattern={url_quote(pattern, safe='')}"
+    query = (f"view=explorer&{settings}&text={url_quote(text, safe='')}" if surface == "explorer widget" else
+             f"view=compare&panes=gpt2,trained&{settings}&train_text={url_quote(text, safe='')}&text={url_quote(text, safe='')}")
+    one_widget(hostile, "c", query)
+    error = hostile.wait_message("error", "c", "m.message.includes('takes too long')", timeout=TRAIN_TIMEOUT_MS, watching="#w")
+    refused_naming(error["message"], pattern)
+    expect(hostile.page.frame_locator("#w").locator("#embed")).to_contain_text("takes too long")
+
+
+@pytest.mark.parametrize("case, pattern, text", CATASTROPHIC, ids=[row[0] for row in CATASTROPHIC])
+def test_a_catastrophic_pattern_in_the_train_view_is_refused_naming_it(site, case, pattern, text):
+    page = site.page
+    site.set_hash("#/train")
+    site.set_text(text)
+    page.select_option("#pretokenizer", "custom")
+    page.locator("#pattern").fill(pattern)
+    try:
+        page.locator("#train").click()
+        message = page.locator("#run-message")
+        expect(message).to_contain_text("Training failed:", timeout=TRAIN_TIMEOUT_MS)
+        expect(message).to_contain_text("takes too long")
+        refused_naming(message.inner_text(), pattern)
+        site.wait_ready()
+    finally:
+        page.select_option("#pretokenizer", "gpt2")
+        page.locator("#clear-text").click()
