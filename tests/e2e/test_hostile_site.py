@@ -743,3 +743,61 @@ def test_a_catastrophic_pattern_in_the_train_view_is_refused_naming_it(site, cas
     finally:
         page.select_option("#pretokenizer", "gpt2")
         page.locator("#clear-text").click()
+
+
+# -- Files of two different tokenizers, chosen or zipped together, are refused naming both (issue 25) ----------
+
+def two_tokenizer_files():
+    """(files of tokenizer A, files of tokenizer B): two different tokenizers, every format each."""
+    from bpelab.artifacts import export_files
+    from bpelab.train import train
+
+    return (export_files(train(TRAIN_TEXT, num_merges=20)), export_files(train(TRAIN_TEXT, num_merges=12)))
+
+
+def zipped(files):
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+TWO_TOKENIZERS = [
+    # (case, files from (A, B), names the message must give, or None when it imports)
+    ("GPT-2 files of one, tokenizer.json of another", lambda a, b: {"encoder.json": a["encoder.json"], "vocab.bpe": a["vocab.bpe"],
+                                                                    "tokenizer.json": b["tokenizer.json"]},
+     ["encoder.json + vocab.bpe", "tokenizer.json"]),
+    ("the same, tokenizer.json chosen first", lambda a, b: {"tokenizer.json": b["tokenizer.json"], "vocab.bpe": a["vocab.bpe"],
+                                                            "encoder.json": a["encoder.json"]},
+     ["encoder.json + vocab.bpe", "tokenizer.json"]),
+    ("the same in a zip, in a folder", lambda a, b: {"two.zip": zipped({"tok/encoder.json": a["encoder.json"], "tok/vocab.bpe": a["vocab.bpe"],
+                                                                        "tok/tokenizer.json": b["tokenizer.json"]})},
+     ["encoder.json + vocab.bpe", "tokenizer.json"]),
+    ("tokenizer.json of one, .tiktoken of another", lambda a, b: {"tokenizer.json": a["tokenizer.json"], "tokenizer.tiktoken": b["tokenizer.tiktoken"]},
+     ["tokenizer.json", "tokenizer.tiktoken"]),
+    ("one tokenizer in three formats", lambda a, b: {n: a[n] for n in ("encoder.json", "vocab.bpe", "tokenizer.json", "tokenizer.tiktoken")},
+     None),
+]
+
+
+@pytest.mark.parametrize("case, pick, names", TWO_TOKENIZERS, ids=[row[0] for row in TWO_TOKENIZERS])
+def test_files_of_two_tokenizers_are_refused_naming_both_on_the_site(site, case, pick, names):
+    page = site.page
+    site.set_hash("#/train")
+    files = pick(*two_tokenizer_files())
+    before = import_through_the_page(site, files)
+    message = page.locator("#import-message")
+    if names is None:
+        expect(message).to_contain_text("Imported", timeout=TRAIN_TIMEOUT_MS)
+        site.wait_run(before)
+        return
+    expect(message).to_contain_text("these hold two different tokenizers", timeout=TRAIN_TIMEOUT_MS)
+    for name in names:
+        expect(message).to_contain_text(name)
+    expect(message).not_to_contain_text("Imported")
+    site.wait_ready()
+    assert site.runs() == before  # nothing was imported
