@@ -115,3 +115,14 @@ def test_only_names_known_benches(bench_all):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
+
+
+def test_a_bench_can_say_why_a_figure_is_not_measured(bench_all, tmp_path):
+    """bench_encode.py --stream-mb 64 (npm run bench -- --quick) streams 64 MB, not the 1 GB the figure is about."""
+    write(tmp_path, "bench_encode.json", {**ENCODE, "figures": {"long.gpt2_a.peak_mb": 49.0},
+                                          "not_measured": {"stream.peak_mb": "--stream-mb 64: 64 MB is not a 1 GB input"}})
+    rows, lines = rows_by_id(bench_all, tmp_path)
+    assert rows["stream.peak_mb"]["value"] is None
+    assert rows["stream.peak_mb"]["why_not_measured"] == "bench_encode.py: --stream-mb 64: 64 MB is not a 1 GB input"
+    assert (rows["long.gpt2_a.peak_mb"]["value"], rows["long.gpt2_a.peak_mb"]["met"]) == (49.0, True)
+    assert rows["memory.decode_10m_mb"]["why_not_measured"] == "bench_encode.py does not measure it yet"

@@ -183,3 +183,64 @@ def test_the_heap_fallback_is_bounded_too(pair, key):
             assert ids == _bpe_by_list_scan(tok, data)
     assert peaks[1] <= 4.5 * peaks[0] + 100_000, peaks
     assert peaks[1] <= 120 * 80_000, peaks
+
+
+# Issue 25's long pieces, through the public encode: one pre-token of spaces (cl100k took over 60 s for
+# 5 MB) and of one letter (gpt2: 23 s and 466 MB for 2 MB of `a`).
+_LONG_CASES = [("cl100k", " "), ("gpt2", "a"), ("o200k", "\n"), ("gpt2", " ")]
+
+
+@pytest.mark.parametrize("key, unit", _LONG_CASES)
+def test_encoding_one_long_piece_takes_time_linear_in_its_length(pair, key, unit):
+    """CPU time of encode_ordinary on a piece of 4n bytes against n (n = 1 MB), best of three each: linear
+    is about 4, quadratic 16. A ratio, never an absolute time; the ids are tiktoken's."""
+    import time
+
+    tok, enc = pair(key)
+    times = []
+    for size in (1_000_000, 4_000_000):
+        text = unit * size
+        best = float("inf")
+        for _ in range(3):
+            tok.clear_cache()
+            start = time.process_time()
+            ids = tok.encode_ordinary(text)
+            best = min(best, time.process_time() - start)
+        times.append(best)
+        if size == 1_000_000:  # tiktoken itself grows faster than linearly on such pieces
+            assert ids == enc.encode_ordinary(text)
+    assert times[1] <= 6 * times[0], times
+
+
+_PEAK_CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from bpelab.openai_vocab import load_reference
+def peak():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) * 1024
+tok = load_reference(sys.argv[2])
+tok.encode_ordinary("warm up")
+text = sys.argv[3] * int(sys.argv[4])
+base = peak()
+ids = tok.encode_ordinary(text)
+print(json.dumps({"base": base, "peak": peak(), "count": len(ids)}))
+"""
+
+
+@pytest.mark.parametrize("key, unit, size", [("cl100k", " ", 5_000_000), ("gpt2", "a", 2_000_000)])
+def test_encoding_one_long_piece_stays_within_a_few_bytes_per_byte(key, unit, size):
+    """Peak memory (VmHWM, a fresh process) of encoding issue 25's pieces, above what the process held
+    with the text made: at most 8 bytes per input byte and 16 MB (466 MB for 2 MB of `a` before)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    package = str(Path(__file__).resolve().parent.parent / "py")
+    done = subprocess.run([sys.executable, "-c", _PEAK_CHILD, package, key, unit, str(size)],
+                          capture_output=True, text=True, timeout=600, check=True)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["count"] > 0
+    grown = report["peak"] - report["base"]
+    assert grown <= 8 * size + 16 * 2**20, f"{grown / 2**20:.0f} MB for {size:,} bytes"

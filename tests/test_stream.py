@@ -40,6 +40,30 @@ def test_every_cut_point_splits_like_the_whole_text(text, name):
         assert cuts.last(text, 1, hi) == (before[-1] if before else -1)
 
 
+_runs = st.lists(st.tuples(st.sampled_from(_PIECES), st.integers(1, 40)), max_size=8).map(
+    lambda runs: "".join(piece * count for piece, count in runs))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_runs, name=st.sampled_from(BUILT_IN), scan=st.sampled_from([1, 2, 3, 7, 4096]))
+def test_first_skips_runs_and_finds_the_rules_first_cut(text, name, scan):
+    """first() skips runs of one kind (whitespace or not) and searches the rules a window at a time
+    (_RULE_SCAN characters); from every start it finds what one search of the rules finds."""
+    pretokenizer = get_pretokenizer(name)
+    cuts = CutPoints(pretokenizer)
+    rules = stream._finders(pretokenizer)[0]
+    saved, stream._RULE_SCAN = stream._RULE_SCAN, scan
+    try:
+        for lo in range(0, len(text) + 1):
+            match = rules.search(text, max(lo, 1))
+            assert cuts.first(text, lo) == (match.start() if match else -1), (lo, text)
+            hi = min(len(text), lo + 5)
+            match = rules.search(text, max(lo, 1), hi)
+            assert cuts.first(text, lo, hi) == (match.start() if match else -1), (lo, hi, text)
+    finally:
+        stream._RULE_SCAN = saved
+
+
 @pytest.mark.parametrize("name, text, expected", [
     # The rules, one row each (| marks a cut point; other boundaries are not cut points).
     ("gpt2", "a b", [1]),                  # NW|WS

@@ -50,6 +50,20 @@ _RULES = {
     "o200k": f"(?<={_NW})(?={_WS_NOT_CR_LF})|(?<=[\\r\\n])(?=(?!/){_NW})",
 }
 _COMPILED = {}  # name -> (first cut from, last cut before), compiled on first use
+# Every rule's cut lies between whitespace and a non-space, in either order. The rules cost about 40 ns a
+# character to search, a class of one kind about 3: a long run of one kind (a 2 MB piece of `a`, 5 MB of
+# spaces) is skipped by the class, and the rules are searched at most _RULE_SCAN characters at a time.
+_WS_RE = re.compile(_WS)
+_NW_RE = re.compile(_NW)
+_RULE_SCAN = 4096
+
+
+def _next_change(text, lo, hi):
+    """The first p >= lo (lo >= 1) where text[p - 1] and text[p] are not both whitespace or both not, or hi."""
+    if lo >= hi:
+        return hi
+    other = (_NW_RE if _WS_RE.match(text, lo - 1) else _WS_RE).search(text, lo, hi)
+    return hi if other is None else other.start()
 
 
 def _finders(pretokenizer):
@@ -103,10 +117,16 @@ class CutPoints:
             return -1
         first = self._finders[0]
         hi = len(text) if hi is None else hi
+        lo = max(lo, 1)  # no cut at the text's start
         while lo < hi:
-            match = first.search(text, lo, hi)
-            if match is None:
+            lo = _next_change(text, lo, hi)
+            if lo >= hi:
                 return -1
+            end = min(hi, lo + _RULE_SCAN)
+            match = first.search(text, lo, end)
+            if match is None:
+                lo = end
+                continue
             p = match.start()
             if p > 0 and not self._inside_special(text, p):
                 return p

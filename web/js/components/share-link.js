@@ -66,6 +66,7 @@ class ShareLink extends HTMLElement {
   }
 
   async current() {
+    await this.view.settled?.();  // a view whose state waits on Python (the Train view's word counts)
     this.share = await shareOf(this.route, this.view.state, { pageUrl: location.href, samples: await loadSamples().catch(() => []) });
     return this.share;
   }

@@ -89,6 +89,11 @@ export async function check() {
   paramsChanged();
 }
 
+/** Resolves once Python has read what the box holds now (a share made right after typing must carry it). */
+export async function countsSettled() {
+  if (inputKind() === "counts" && state.countsJson === null && ui.counts.value.trim()) await check();
+}
+
 /** Read a link's or a lesson's counts (a JSON object's text) into the box, through Python. */
 export async function showCountsJson(json) {
   setInputKind("counts");

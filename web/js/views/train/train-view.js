@@ -11,7 +11,7 @@ import { show } from "../../dom.js";
 import { fromHash } from "../../settings.js";
 import { initTrain, startTraining, currentRecipe, markStale } from "./train-controller.js";
 import { updateCounter, textChanged, setSample, pickSample, renderFiles } from "./train-text.js";
-import { setInputKind, showCountsJson } from "./train-counts.js";
+import { countsSettled, setInputKind, showCountsJson } from "./train-counts.js";
 import { writeForm, checkPatternSoon } from "./train-form.js";
 import { updateZipButton } from "./train-export.js";
 import { loneSurrogateProblem } from "../../components/exact-text.js";
@@ -86,6 +86,11 @@ class TrainView extends HTMLElement {
   get state() {
     if (!state) return mapping.defaults();
     return { training: currentRecipe(), heldout: state.heldout.value };
+  }
+
+  /** Resolves when the state holds what the controls show (the word counts are read by Python, after a pause in typing). */
+  async settled() {
+    if (state) await countsSettled();
   }
 
   get params() {
