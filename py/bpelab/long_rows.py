@@ -23,10 +23,10 @@ Not here: choosing the pair, the short rows, the records' other fields (train.py
 """
 
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict, deque
 from functools import partial
-from itertools import count, repeat
+from itertools import accumulate, count, repeat
 from operator import add
 
 EXCERPT_TOKENS = 8  # tokens of context on each side of a long row's first change, in a record
@@ -54,15 +54,23 @@ class LongRows:
         self.weights = [weight for _, _, weight in rows]
         texts = [text for _, text, _ in rows]
         self.gone = None
+        self.record = record
         self.work = 0  # tokens scanned (one str) plus nodes visited (linked), over all merges: linear, tests check
         self.first_at = {}  # pair -> its first occurrence, until a merge changes the pair's nodes
         # The first merges, each with thousands of sites, go faster on one str (see `_merge_text`);
         # records need a node per byte from the start, and repeated rows a weight per node. `one_str`
         # False keeps nodes throughout (first-seen asks for first occurrences, a scan of the str each).
         self.where = None  # the index of nodes, once linked
-        if one_str and not record and all(w == 1 for w in self.weights) and all(_SEP not in t for t in texts):
+        # With records, while one str: each token's length in bytes, and how each merged token was made
+        # (the ranks of the boundaries inside it), from which the nodes and `gone` are built when linked.
+        self.tok_len = self.made = None
+        if one_str and all(w == 1 for w in self.weights) and all(_SEP not in t for t in texts):
             self.text = _SEP.join(texts)
             self.tok = None
+            if record:
+                self.tok_len = {chr(i): 1 for i in range(256)}
+                self.made = {}
+                self.row_bytes = list(map(len, texts))  # a byte a token before any merge
             return
         self.text = None
         self._link(texts)
@@ -95,6 +103,43 @@ class LongRows:
         for (first, end) in zip(self.starts, self.starts[1:]):
             pairs = map(add, tok[first:end - 1], tok[first + 1:end])
             deque(map(array.append, map(self.where.__getitem__, pairs), count(first)), 0)  # all in C
+
+    def _link_bytes(self):
+        """Leave the one str for nodes a byte each, as records need: a token's node is its first byte.
+
+        `gone` is rebuilt from how each token was made: a token's first byte keeps NEVER (no merge
+        joined it to its left yet), the bytes inside it the ranks of the merges that made it.
+        """
+        tok_len, made = self.tok_len, self.made
+        inside = {ch: b"" for ch in tok_len}  # token -> the ranks of its inner boundaries, as int32 bytes
+        for ch, (a, b, rank) in made.items():  # in the order made: a token's parts come before it
+            inside[ch] = inside[a] + array("i", [rank]).tobytes() + inside[b]
+        never = array("i", [NEVER]).tobytes()
+        whole = {ch: never + pattern for ch, pattern in inside.items()}
+        whole[_SEP] = b""
+        text = self.text
+        gone = array("i")
+        gone.frombytes(b"".join(map(whole.__getitem__, text)))
+        texts = text.split(_SEP)
+        self.text = self.tok_len = self.made = None
+        n = len(gone)
+        self.starts = starts = array("q", accumulate(self.row_bytes, initial=0))
+        self.tok = tok = [""] * (n + 1)  # node n: the sentinel at both ends of every row
+        self.nxt = nxt = array("i", range(1, n + 2))
+        self.prv = prv = array("i", range(-1, n))
+        self.end = n
+        self.node_weight = None
+        self.where = where = defaultdict(partial(array, "i"))
+        for row_text, first in zip(texts, starts):
+            nodes = list(accumulate(map(tok_len.__getitem__, row_text), initial=first))  # one more: the row's end
+            nodes[-1] = n
+            deque(map(tok.__setitem__, nodes, row_text), 0)
+            deque(map(nxt.__setitem__, nodes[:-1], nodes[1:]), 0)
+            deque(map(prv.__setitem__, nodes[1:-1], nodes), 0)
+            prv[nodes[0]] = n
+            deque(map(array.append, map(where.__getitem__, map(add, row_text, row_text[1:])), nodes), 0)
+        tok[n] = ""
+        self.gone = gone
 
     def _texts(self):
         """The rows as strs of tokens (before the first merge: pair_counts is asked then)."""
@@ -173,7 +218,10 @@ class LongRows:
         records on, is how many long rows changed.
         """
         if self.text is not None:
-            return self._merge_text(pair, new)
+            if self.made is None or new not in self.tok_len:
+                return self._merge_text(pair, new, rank, keep, left_bytes)
+            # A merge that reuses a token's id: its inner boundaries would differ by site. Nodes from here.
+            self._link_bytes()
         nodes = self.where.pop(pair, None)
         if not nodes:
             return 0, {}, [], 0
@@ -233,8 +281,8 @@ class LongRows:
         changed = self._excerpts_after(excerpts) if excerpts else []
         return merged, delta, changed, rows_hit
 
-    def _merge_text(self, pair, new):
-        """`merge` while the rows are one str (no records, no weights): split and join in C.
+    def _merge_text(self, pair, new, rank, keep, left_bytes):
+        """`merge` while the rows are one str (no repeated rows): split and join in C.
 
         Splitting at the pair gives the merge sites of BPE's left-to-right rule (aaa: one
         site); the token before and after each site are the ends of the parts around it. A
@@ -244,12 +292,17 @@ class LongRows:
         linked nodes: a pass over the whole str would then cost more than the sites.
         """
         self.work += len(self.text)
-        parts = self.text.split(pair)
+        a, b = pair
+        if self.made is not None:
+            self.tok_len[new] = left_bytes + self.tok_len[b]
+            self.made[new] = a, b, rank
+        text = self.text
+        parts = text.split(pair)
         merged = len(parts) - 1
         if not merged:
             return 0, {}, [], 0
-        a, b = pair
         self.text = new.join(parts)
+        changed, rows_hit = self._text_excerpts(text, parts, keep) if self.made is not None else ([], 0)
         after = Counter(map(str.__getitem__, parts[1:], repeat(_FIRST)))
         before = Counter(map(str.__getitem__, parts[:-1], repeat(_LAST)))
         # Empty parts: between two sites (y is a, x is N), or at the str's ends (nothing there).
@@ -272,10 +325,62 @@ class LongRows:
             k = x + new
             delta[k] = get(k, 0) + c
         if merged * _SITES_PER_PASS < len(self.text):
-            texts = self.text.split(_SEP)
-            self.text = None
-            self._link(texts)
-        return merged, delta, [], 0
+            if self.made is not None:
+                self._link_bytes()
+            else:
+                texts = self.text.split(_SEP)
+                self.text = None
+                self._link(texts)
+        return merged, delta, changed, rows_hit
+
+    def _text_excerpts(self, text, parts, keep):
+        """`_excerpts_before` and `_excerpts_after` for the one str: the same rows, tokens and byte spans.
+
+        `text` is the str before the merge, `parts` it split at the pair, `self.text` the str after.
+        """
+        if len(self.rows) == 1:  # one document, the `bytes` pre-tokenizer's usual case
+            cum, rows = None, [0]
+        else:
+            cum = list(accumulate(map(str.count, parts[:-1], repeat(_SEP))))  # site -> its row
+            rows = list(dict.fromkeys(cum))  # the rows changed, in order (a weight of 1 each: by row)
+        if not keep:
+            return [], len(rows)
+        # Site k is at ends[k] + 2k in `text`; only the first site of each kept row is asked for.
+        ends = list(accumulate(map(len, parts[:-1]))) if cum is not None else [len(parts[0])]
+        tok_len, after_text, changed = self.tok_len, self.text, []
+        for index in rows[:keep]:
+            k = bisect_left(cum, index) if cum is not None else 0  # the row's first site
+            at_site = ends[k] + 2 * k
+            if cum is None:
+                row_start, row_end = 0, len(text)
+            else:
+                row_start = text.rfind(_SEP, 0, at_site) + 1
+                row_end = text.find(_SEP, at_site)
+                row_end = len(text) if row_end < 0 else row_end
+            left = max(row_start, at_site - EXCERPT_TOKENS)
+            before = text[left:min(left + 2 * EXCERPT_TOKENS + 6, row_end)]
+            left_byte = sum(map(tok_len.__getitem__, text[row_start:left]))
+            at = at_site - left
+            if at + 2 + EXCERPT_TOKENS < len(before):
+                target = left_byte + sum(map(tok_len.__getitem__, before[:at + 2 + EXCERPT_TOKENS]))
+            else:
+                target = self.row_bytes[index]
+            # After the merge: the k sites before this row's first took a token each.
+            node, i, after = left_byte, left - k, []
+            while node < target and i < len(after_text) and after_text[i] != _SEP:
+                after.append(after_text[i])
+                node += tok_len[after_text[i]]
+                i += 1
+            stop = min(node, self.row_bytes[index])
+            kept, node = [], left_byte
+            for t in before:
+                if node >= stop:
+                    break
+                kept.append(t)
+                node += tok_len[t]
+            changed.append((self.rows[index], 1, kept, after,
+                            {"start": left_byte, "end": stop, "bytes": self.row_bytes[index]}))
+        return changed, len(rows)
 
     # -- records: excerpts of changed rows ---------------------------------
 
@@ -327,6 +432,8 @@ class LongRows:
 
     def gone_by_row(self):
         """{trainer's row: array of the rank that removed each byte boundary}; index 0 (the row's start) is NEVER."""
+        if self.text is not None:
+            self._link_bytes()
         return {row: self.gone[first:end] for row, first, end in zip(self.rows, self.starts, self.starts[1:])}
 
 

@@ -600,7 +600,7 @@ class _Trainer:
         They hold most of a run's objects; freed here, while the cycle
         collector is still paused, it does not walk them all once it resumes.
         """
-        if self.long is not None and self.long.gone is not None:
+        if self.long is not None and self.long.record:
             gone = self.long.gone_by_row()
             self.boundaries = {piece: gone[row] for piece, row in zip(self.long_pieces, self.long.rows)}
         self.words = self.where = self.pair_counts = self.heap = self.waiting = self.long = None
@@ -784,7 +784,7 @@ class _Trainer:
                 popped.append(item)
         for item in popped:
             heapq.heappush(heap, item)
-        top = sorted(seen, key=lambda k: self.entry(pair_counts[k], k))
+        top = [item[-1] for item in popped]  # popped valid, so in the heap's order: best first
         if self.tie_break == "first-seen":
             top.sort(key=lambda k: (-pair_counts[k], self.first_occurrence(k)))
         tied = [k for k in top if pair_counts[k] == best]
