@@ -10,6 +10,7 @@
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -624,3 +625,179 @@ def test_every_failure_shown_in_a_widget_is_posted(hostile, case, query, expecte
     # What the host heard is what the reader sees.
     frame = hostile.page.frame_locator("#w")
     expect(frame.locator("#embed")).to_contain_text(error["message"][:40])
+
+
+# -- An explorer link with tok= shows that tokenizer, not the one trained here (issue 25) ---------------------
+
+REFERENCE_MERGES = {"gpt2": 50_000, "cl100k": 100_000, "o200k": 199_742}
+REFERENCE_OPTION = {"gpt2": "gpt2 (reference, 50,000 merges)", "cl100k": "cl100k_base (reference, 100,000 merges)",
+                    "o200k": "o200k_base (reference, 199,742 merges)"}
+
+
+@pytest.mark.parametrize("where", ["a fresh page", "a page that trained one"])
+@pytest.mark.parametrize("tok", ["o200k", "cl100k", "gpt2"])
+def test_an_explorer_link_with_tok_shows_that_tokenizer_in_the_app(fresh_site, tok, where):
+    site = fresh_site
+    page = site.page
+    view = page.locator("bpe-explorer-view")
+    if where == "a fresh page":
+        site.open(f"#/explore?tok={tok}&step=3")
+    else:
+        site.open("#/explore?sample=seed003-low-lower")
+        expect(page.locator(".explorer-summary")).to_contain_text("Step 0 of 8", timeout=TRAIN_TIMEOUT_MS)
+        site.set_hash(f"#/explore?tok={tok}&step=3")
+    expect(page.locator(".explorer-summary")).to_contain_text(f"Step 3 of {REFERENCE_MERGES[tok]:,}", timeout=TRAIN_TIMEOUT_MS)
+    expect(page.locator("#explorer-tokenizer option:checked")).to_have_text(REFERENCE_OPTION[tok])
+    expect(view).to_contain_text("reference: merges only, no training counts")
+    # The address says so too, and keeps saying it.
+    expect(page).to_have_url(re.compile(rf"#/explore\?tok={tok}&step=3$"), timeout=TRAIN_TIMEOUT_MS)
+    page.wait_for_timeout(1000)
+    expect(page).to_have_url(re.compile(rf"#/explore\?tok={tok}&step=3$"))
+
+
+EMBED_TOKS = [
+    # (case, query, error the host hears or None, state predicate or None)
+    *[(f"tok={tok}", f"view=explorer&tok={tok}&step=3", None, f"m.step === 3 && m.steps === {n}")
+      for tok, n in REFERENCE_MERGES.items()],
+    ("tok=gpt2 past its last step", "view=explorer&tok=gpt2&step=300000",
+     "Step 300000 is past the last step of this tokenizer, 50000", "m.step === 50000 && m.steps === 50000"),
+    ("tok=o200k with a text to train on", "view=explorer&tok=o200k&text=abc",
+     "tok=o200k is OpenAI's tokenizer, which is not trained here", None),
+    ("tok=cl100k with training settings", "view=explorer&tok=cl100k&size=300",
+     "The training settings (size, pre, …) need a sample= or text= to train on", None),
+]
+
+
+@pytest.mark.parametrize("case, query, error, final", EMBED_TOKS, ids=[row[0] for row in EMBED_TOKS])
+def test_an_explorer_widget_with_tok_shows_that_tokenizer_or_says_why_not(hostile, case, query, error, final):
+    one_widget(hostile, "k", query)
+    if error:
+        heard = hostile.wait_message("error", "k", f"m.message.includes({json.dumps(error)})", timeout=TRAIN_TIMEOUT_MS, watching="#w")
+        if not final:  # a link the widget cannot show: the reader sees why (a step past the end is a note to the host)
+            expect(hostile.page.frame_locator("#w").locator("#embed")).to_contain_text(heard["message"][:40])
+    if final:
+        hostile.wait_message("state", "k", final, timeout=TRAIN_TIMEOUT_MS, watching="#w")
+        tok = query.split("tok=")[1].split("&")[0]
+        frame = hostile.page.frame_locator("#w")
+        expect(frame.locator("#explorer-tokenizer option:checked")).to_have_text(REFERENCE_OPTION[tok])
+        # "Open in BPE Lab" opens the same tokenizer.
+        expect(frame.locator("#embed-open")).to_have_attribute("href", re.compile(rf"#/explore\?tok={tok}&step="))
+    else:
+        hostile.page.wait_for_timeout(1000)
+        assert hostile.messages("state", "k") == []
+    if not error:
+        assert errors_of(hostile, "k") == []
+
+
+# -- Catastrophic patterns, in any letters and script, through the widget and the site (issue 24) -------------
+# Python refuses them before they run, by reading the parsed pattern (pretokenize.check_pattern_ambiguity): the
+# same check in Pyodide as in CPython. Each surface ends with a message naming the pattern; a widget posts it.
+
+from urllib.parse import quote as url_quote  # noqa: E402
+
+CATASTROPHIC = [
+    # (case, pattern, a text it would backtrack on for ever)
+    ("(b+)+$|c|b, Latin", "(b+)+$|c|b", "b" * 40 + "c"),
+    ("(б+)+$|в|б, Cyrillic", "(б+)+$|в|б", "б" * 40 + "в"),
+    ("(β+)+$|γ|β, Greek", "(β+)+$|γ|β", "β" * 40 + "γ"),
+    ("(中+)+$|文|中, CJK", "(中+)+$|文|中", "中" * 40 + "文"),
+    ("(ب+)+$|ج|ب, Arabic", "(ب+)+$|ج|ب", "ب" * 40 + "ج"),
+    ("(a|aa)+$", "(a|aa)+$|[\\s\\S]", "a" * 40 + "b"),
+    ("(a*)*b", "(a*)*b|[\\s\\S]", "a" * 40),
+    ("(x+x+)+y", "(x+x+)+y|[\\s\\S]", "x" * 40),
+]
+SURFACES = ["explorer widget", "compare widget", "Train view"]
+
+
+def refused_naming(message, pattern):
+    assert "takes too long" in message, message
+    assert repr(pattern) in message, (repr(pattern), message)
+
+
+@pytest.mark.parametrize("case, pattern, text", CATASTROPHIC, ids=[row[0] for row in CATASTROPHIC])
+@pytest.mark.parametrize("surface", SURFACES[:2])
+def test_a_catastrophic_pattern_in_a_widget_is_refused_naming_it(hostile, surface, case, pattern, text):
+    settings = f"pre=custom&pattern={url_quote(pattern, safe='')}"
+    query = (f"view=explorer&{settings}&text={url_quote(text, safe='')}" if surface == "explorer widget" else
+             f"view=compare&panes=gpt2,trained&{settings}&train_text={url_quote(text, safe='')}&text={url_quote(text, safe='')}")
+    one_widget(hostile, "c", query)
+    error = hostile.wait_message("error", "c", "m.message.includes('takes too long')", timeout=TRAIN_TIMEOUT_MS, watching="#w")
+    refused_naming(error["message"], pattern)
+    expect(hostile.page.frame_locator("#w").locator("#embed")).to_contain_text("takes too long")
+
+
+@pytest.mark.parametrize("case, pattern, text", CATASTROPHIC, ids=[row[0] for row in CATASTROPHIC])
+def test_a_catastrophic_pattern_in_the_train_view_is_refused_naming_it(site, case, pattern, text):
+    page = site.page
+    site.set_hash("#/train")
+    site.set_text(text)
+    page.select_option("#pretokenizer", "custom")
+    page.locator("#pattern").fill(pattern)
+    try:
+        page.locator("#train").click()
+        message = page.locator("#run-message")
+        expect(message).to_contain_text("Training failed:", timeout=TRAIN_TIMEOUT_MS)
+        expect(message).to_contain_text("takes too long")
+        refused_naming(message.inner_text(), pattern)
+        site.wait_ready()
+    finally:
+        page.select_option("#pretokenizer", "gpt2")
+        page.locator("#clear-text").click()
+
+
+# -- Files of two different tokenizers, chosen or zipped together, are refused naming both (issue 25) ----------
+
+def two_tokenizer_files():
+    """(files of tokenizer A, files of tokenizer B): two different tokenizers, every format each."""
+    from bpelab.artifacts import export_files
+    from bpelab.train import train
+
+    return (export_files(train(TRAIN_TEXT, num_merges=20)), export_files(train(TRAIN_TEXT, num_merges=12)))
+
+
+def zipped(files):
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+TWO_TOKENIZERS = [
+    # (case, files from (A, B), names the message must give, or None when it imports)
+    ("GPT-2 files of one, tokenizer.json of another", lambda a, b: {"encoder.json": a["encoder.json"], "vocab.bpe": a["vocab.bpe"],
+                                                                    "tokenizer.json": b["tokenizer.json"]},
+     ["encoder.json + vocab.bpe", "tokenizer.json"]),
+    ("the same, tokenizer.json chosen first", lambda a, b: {"tokenizer.json": b["tokenizer.json"], "vocab.bpe": a["vocab.bpe"],
+                                                            "encoder.json": a["encoder.json"]},
+     ["encoder.json + vocab.bpe", "tokenizer.json"]),
+    ("the same in a zip, in a folder", lambda a, b: {"two.zip": zipped({"tok/encoder.json": a["encoder.json"], "tok/vocab.bpe": a["vocab.bpe"],
+                                                                        "tok/tokenizer.json": b["tokenizer.json"]})},
+     ["encoder.json + vocab.bpe", "tokenizer.json"]),
+    ("tokenizer.json of one, .tiktoken of another", lambda a, b: {"tokenizer.json": a["tokenizer.json"], "tokenizer.tiktoken": b["tokenizer.tiktoken"]},
+     ["tokenizer.json", "tokenizer.tiktoken"]),
+    ("one tokenizer in three formats", lambda a, b: {n: a[n] for n in ("encoder.json", "vocab.bpe", "tokenizer.json", "tokenizer.tiktoken")},
+     None),
+]
+
+
+@pytest.mark.parametrize("case, pick, names", TWO_TOKENIZERS, ids=[row[0] for row in TWO_TOKENIZERS])
+def test_files_of_two_tokenizers_are_refused_naming_both_on_the_site(site, case, pick, names):
+    page = site.page
+    site.set_hash("#/train")
+    files = pick(*two_tokenizer_files())
+    before = import_through_the_page(site, files)
+    message = page.locator("#import-message")
+    if names is None:
+        expect(message).to_contain_text("Imported", timeout=TRAIN_TIMEOUT_MS)
+        site.wait_run(before)
+        return
+    expect(message).to_contain_text("these hold two different tokenizers", timeout=TRAIN_TIMEOUT_MS)
+    for name in names:
+        expect(message).to_contain_text(name)
+    expect(message).not_to_contain_text("Imported")
+    site.wait_ready()
+    assert site.runs() == before  # nothing was imported

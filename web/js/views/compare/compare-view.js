@@ -263,12 +263,14 @@ class CompareView extends HTMLElement {
     this.paramsChanged();
     await store.ready;
     let trained = store.trained;
+    let trainingFailed = null;  // why the trained panes have no tokenizer: they say so, not "No trained tokenizer yet"
     if (this.training && this.panes.some((p) => mapping.needsTraining([p.spec]))) {
       try {
         trained = await store.trainedFrom(this.training, { say: (text) => { this.message.textContent = text; } });
       } catch (error) {
         trained = null;
-        this.problem(`The trained tokenizer could not be made: ${error.message}`);
+        trainingFailed = `The trained tokenizer could not be made: ${error.message}`;
+        this.problem(trainingFailed);
       }
       if (this.again) return;
     }
@@ -294,7 +296,7 @@ class CompareView extends HTMLElement {
         if (!current()) continue;
         if (!(error instanceof PaneError)) console.warn(error);
         pane.handle = null;
-        pane.showError(error.message);
+        pane.showError(trainingFailed && mapping.needsTraining([pane.spec]) ? trainingFailed : error.message);
       }
     }
     if (this.again) return;  // a newer change is waiting: do not draw a stale text
