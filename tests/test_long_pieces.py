@@ -244,3 +244,32 @@ def test_encoding_one_long_piece_stays_within_a_few_bytes_per_byte(key, unit, si
     assert report["count"] > 0
     grown = report["peak"] - report["base"]
     assert grown <= 8 * size + 16 * 2**20, f"{grown / 2**20:.0f} MB for {size:,} bytes"
+
+
+@pytest.mark.parametrize("key", ["gpt2", "cl100k", "o200k"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_long_texts_of_runs_and_scripts_are_cut_into_segments_with_tiktokens_ids(pair, monkeypatch, key, seed):
+    """A long text is encoded a segment at a time, cut where stream.CutPoints.first finds a cut (it skips
+    runs of whitespace or of non-space). Random texts of long runs and of words in several scripts, with
+    segments of 300 characters so that every kind of cut and run is met; the ids are tiktoken's."""
+    import functools
+
+    from bpelab import stream, tokenizer
+
+    monkeypatch.setattr(tokenizer, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(tokenizer, "segments", functools.partial(stream.segments, size=300))
+    monkeypatch.setattr(stream, "_RULE_SCAN", 7)
+    tok, enc = pair(key)
+    rng = random.Random(seed)
+    words = ["the", " word", "Ünïcödé", " 中文字", "日本語の", " 한국어", " русский", " عربي", " नमस्ते", " tiếng",
+             "1234", "!?", "/", "'s"]
+    runs = [" ", "\n", "\r\n", "\t", "\u3000", "a", "中", "=", "🙂", " \n"]
+    parts = []
+    while sum(map(len, parts)) < 6000:
+        if rng.random() < 0.3:
+            parts.append(rng.choice(runs) * rng.randint(1, 900))
+        else:
+            parts.append(rng.choice(words))
+    text = "".join(parts)
+    tok.clear_cache()
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
