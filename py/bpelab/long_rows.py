@@ -71,6 +71,7 @@ class LongRows:
                 self.tok_len = {chr(i): 1 for i in range(256)}
                 self.made = {}
                 self.row_bytes = list(map(len, texts))  # a byte a token before any merge
+                self.excerpt_mark = 0, 0  # (token, its byte) in the one str, to count bytes from
             return
         self.text = None
         self._link(texts)
@@ -344,6 +345,7 @@ class LongRows:
             cum = list(accumulate(map(str.count, parts[:-1], repeat(_SEP))))  # site -> its row
             rows = list(dict.fromkeys(cum))  # the rows changed, in order (a weight of 1 each: by row)
         if not keep:
+            self.excerpt_mark = 0, 0  # the str changes without an excerpt: count from the start next time
             return [], len(rows)
         # Site k is at ends[k] + 2k in `text`; only the first site of each kept row is asked for.
         ends = list(accumulate(map(len, parts[:-1]))) if cum is not None else [len(parts[0])]
@@ -359,7 +361,19 @@ class LongRows:
                 row_end = len(text) if row_end < 0 else row_end
             left = max(row_start, at_site - EXCERPT_TOKENS)
             before = text[left:min(left + 2 * EXCERPT_TOKENS + 6, row_end)]
-            left_byte = sum(map(tok_len.__getitem__, text[row_start:left]))
+            if cum is None:  # one row: from the start, or from the last excerpt's start if nearer
+                mark, mark_byte = self.excerpt_mark  # valid still: no merge changed a token before it
+                if abs(left - mark) < left:
+                    if mark <= left:
+                        left_byte = mark_byte + sum(map(tok_len.__getitem__, text[mark:left]))
+                    else:
+                        left_byte = mark_byte - sum(map(tok_len.__getitem__, text[left:mark]))
+                else:
+                    left_byte = sum(map(tok_len.__getitem__, text[:left]))
+                # No site of this merge lies before `left`, so after it the token there starts at the same byte.
+                self.excerpt_mark = left - k, left_byte
+            else:
+                left_byte = sum(map(tok_len.__getitem__, text[row_start:left]))
             at = at_site - left
             if at + 2 + EXCERPT_TOKENS < len(before):
                 target = left_byte + sum(map(tok_len.__getitem__, before[:at + 2 + EXCERPT_TOKENS]))

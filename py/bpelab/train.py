@@ -727,13 +727,18 @@ class _Trainer:
 
         if not recording:
             return None
+        # (-count, pair) sorts as (-count, a, b) does (a 2-character str sorts as its two ids): only the kept
+        # ones are found (nsmallest) and spelled as ids, where a frequent pair changes thousands.
         vanished, appeared = [], []
+        get = pair_counts.get
         for k, old in olds.items():
-            now = pair_counts.get(k, 0)
+            now = get(k, 0)
             if old and not now:
-                vanished.append((ord(k[0]), ord(k[1]), old))
+                vanished.append((-old, k))
             elif now and not old:
-                appeared.append((ord(k[0]), ord(k[1]), now))
+                appeared.append((-now, k))
+        vanished, appeared = ([(ord(k[0]), ord(k[1]), -c) for c, k in heapq.nsmallest(_PAIRS_KEPT, found)]
+                              for found in (vanished, appeared))
         # The most frequent rows first; only the kept ones are sorted (a frequent pair changes thousands).
         # A long row is kept as an excerpt around its first change, with its byte span ("cut").
         candidates = [*zip(hit, weights, before, after, repeat(None)), *long_rows]
@@ -750,8 +755,8 @@ class _Trainer:
                 | ({"cut": cut} if cut else {})
                 for row, c, old, now, cut in changed_rows
             ],
-            "vanished": sorted(vanished, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],
-            "appeared": sorted(appeared, key=lambda p: (-p[2], p[:2]))[:_PAIRS_KEPT],
+            "vanished": vanished,
+            "appeared": appeared,
             "tokens_after": self.tokens,
         }
 

@@ -58,6 +58,42 @@ def widget(browser, site_url, host):
     context.close()
 
 
+def expected_note(text):
+    """The note under the box: it counts the lone CRs (a CR in CR LF is a line end the box draws as it is)
+    and the control characters it cannot show, and says that typing makes every line end LF."""
+    crlf = text.count("\r\n")
+    lone, controls = text.count("\r") - crlf, sum(c < " " and c not in "\t\n\r" for c in text)
+    parts = []
+    if lone:
+        parts.append(f"shows {lone} lone carriage return (CR) as a line break" if lone == 1
+                     else f"shows {lone} lone carriage returns (CR) as line breaks")
+    if controls:
+        parts.append(f"cannot show {controls} control character{'s' if controls > 1 else ''} (such as NUL)")
+    sentences = []
+    if parts:
+        sentences.append(f"The box {' and '.join(parts)}; the text keeps {'it' if lone + controls == 1 else 'them'} exactly, "
+                         "and every count and id is for the exact text.")
+    if crlf:
+        sentences.append(f"{'Its' if parts else 'The text' + chr(39) + 's'} {crlf} {'line end is CR LF, kept as it is' if crlf == 1 else 'line ends are CR LF, kept as they are'}.")
+    if lone or crlf:
+        sentences.append("Typing in the box makes every line end a line feed (LF).")
+    return " ".join(sentences)
+
+
+@pytest.mark.parametrize("text,note", [
+    ("line one\r\nline two", "The text's 1 line end is CR LF, kept as it is. Typing in the box makes every line end a line feed (LF)."),
+    ("a lone\rcarriage return", "The box shows 1 lone carriage return (CR) as a line break; the text keeps it exactly, and every count and id "
+     "is for the exact text. Typing in the box makes every line end a line feed (LF)."),
+    ("x\r\ny\r\nz\rw\x00", "The box shows 1 lone carriage return (CR) as a line break and cannot show 1 control character (such as NUL); "
+     "the text keeps them exactly, and every count and id is for the exact text. Its 2 line ends are CR LF, kept as they are. "
+     "Typing in the box makes every line end a line feed (LF)."),
+    ("tab\tonly", ""),
+])
+def test_the_note_counts_only_the_carriage_returns_the_box_cannot_show(text, note):
+    """The worked cases the note's wording is checked against (expected_note, used with the widget below)."""
+    assert expected_note(text) == note
+
+
 def expected_panes(text, tiktoken_encoding):
     ids = [tiktoken_encoding(name).encode(text) for _, name in REFERENCES]
     return ids, len(text.encode("utf-8"))
@@ -81,10 +117,9 @@ def test_a_text_command_keeps_every_character(widget, text, tiktoken_encoding):
     panes = panes_for(page, since, f"m.panes[3].tokens === {n_bytes}")
     assert [p["ids"] for p in panes[:3]] == ids
     assert panes[3]["tokens"] == n_bytes and panes[3]["ids"] == list(text.encode("utf-8"))
-    crs, controls = text.count("\r"), text.count("\x00")
     note = frame.locator("#compare-text-note")
     expect(note).to_be_visible()
-    expect(note).to_contain_text(f"shows {crs} carriage return" if crs else f"cannot show {controls} control character")
+    expect(note).to_have_text(expected_note(text))
 
 
 def test_a_lone_surrogate_from_a_command_is_refused_with_a_message(widget):
@@ -134,8 +169,9 @@ def test_a_file_opened_in_the_train_view_keeps_its_bytes(browser, site_url, tmp_
         expect(page.locator("#file-list")).to_contain_text("crlf.txt")
         # The same text from a link goes into the box, which shows its CRs as line breaks and says so.
         page.goto(f"{site_url}#/train?text={quote(text, safe='')}")
-        expect(page.locator("#text-note")).to_contain_text("shows 3 carriage returns (CR) as line breaks")
-        expect(page.locator("#text-note")).to_contain_text("cannot show 1 control character")
+        expect(page.locator("#text-note")).to_have_text(expected_note(text))
+        expect(page.locator("#text-note")).to_contain_text("shows 1 lone carriage return (CR) as a line break")
+        expect(page.locator("#text-note")).to_contain_text("Its 2 line ends are CR LF")
         assert page.evaluate("window.bpelab.view.state.training.text") == text
     finally:
         context.close()

@@ -316,3 +316,61 @@ def test_the_page_does_not_jump_when_python_becomes_ready(browser, site_url, wid
         assert tops[0][0] == "booting" and len({top for _, top in tops}) == 1, tops
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 800, 375])
+def test_the_train_view_does_not_shift_while_its_samples_load(browser, site_url, width):
+    """The sample menu widened to its longest option once the samples were listed, and wrapped the row under
+    it: the Train view moved 69 px down at 1280 px wide. Every layout shift of a node inside the view is
+    recorded (PerformanceObserver), from the view's first frame until the samples are listed and Python is ready."""
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    try:
+        page = context.new_page()
+        page.add_init_script("""
+            window.__shifts = [];
+            new PerformanceObserver((list) => {
+              const view = document.getElementById('view');
+              for (const entry of list.getEntries()) for (const s of entry.sources) {
+                // A node that moves, not one that appears or leaves the viewport (an empty rectangle).
+                const drawn = (r) => r.width > 0 && r.height > 0;
+                if (s.node && view && view.contains(s.node) && drawn(s.previousRect) && drawn(s.currentRect)
+                    && Math.abs(s.currentRect.top - s.previousRect.top) > 0.5)
+                  window.__shifts.push([s.node.id || s.node.className || s.node.nodeName, Math.round(s.previousRect.top), Math.round(s.currentRect.top)]);
+              }
+            }).observe({ type: 'layout-shift', buffered: true });
+        """)
+        # The samples' list comes after the view is drawn, as on a slow network (here it often came first).
+        drawn = []
+
+        def slow_index(route):
+            if not drawn:
+                page.locator("#text-drop").wait_for(state="visible")
+                drawn.append(page.locator("#text-drop").bounding_box()["y"])
+            route.continue_()
+
+        page.route("**/samples/index.json", slow_index)
+        page.goto(site_url + "#/train")
+        expect(page.locator("#app")).to_have_attribute("data-state", "ready", timeout=60_000)
+        expect(page.locator("#sample optgroup").first).to_be_attached()
+        top = page.locator("#text-drop").bounding_box()["y"]
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        assert page.evaluate("window.__shifts") == []
+        assert drawn and page.locator("#text-drop").bounding_box()["y"] == top
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [375, 320])
+def test_the_ready_line_is_whole_at_phone_width(browser, site_url, width):
+    """At 375 px the line read "Python is ready from a snapshot …": the hidden progress bar kept its room."""
+    context = browser.new_context(viewport={"width": width, "height": 700})
+    try:
+        page = context.new_page()
+        page.goto(site_url)
+        expect(page.locator("#app")).to_have_attribute("data-state", "ready", timeout=60_000)
+        status = page.locator("#status")
+        expect(status).to_contain_text("Python is ready")
+        fits = status.evaluate("(node) => node.scrollWidth <= node.clientWidth")
+        assert fits, status.evaluate("(node) => [node.textContent, node.scrollWidth, node.clientWidth]")
+    finally:
+        context.close()

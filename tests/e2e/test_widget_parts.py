@@ -131,3 +131,43 @@ def test_embed_codes_write_the_heights_the_widgets_report():
         row = re.search(rf"^\| {view} \| [^|]+ \| [\d,]+ px \| ([\d,]+) px \|", readme, re.M)
         assert row, f"no {view} row in the README's heights table"
         assert abs(int(row.group(1).replace(",", "")) - height) <= 10, (view, height, row.group(0))
+
+
+# The Train widget's parts after a run (the results, their three tabs and the export appear only then):
+# (parts, the tab selected once trained or None, the panels shown). The settings part holds the Train button.
+TRAIN_PANELS = {"results": "#results", "merges": "#pane-merges", "vocab": "#pane-vocab", "report": "#pane-compression",
+                "export": "#export-panel", "no tab": "#results-no-tab"}
+TRAINED_CASES = [
+    ("text,settings,results,merges", "tab-merges", {"results", "merges"}),
+    ("settings,results,merges,vocab,report,export", "tab-merges", {"results", "merges", "export"}),
+    ("settings,results,vocab", "tab-vocab", {"results", "vocab"}),
+    ("settings,results,report,export", "tab-compression", {"results", "report", "export"}),
+    ("settings,results,vocab,report", "tab-vocab", {"results", "vocab"}),
+    ("settings,results", None, {"results", "no tab"}),
+    ("settings,export", None, {"export"}),
+]
+
+
+@pytest.mark.parametrize("parts,selected,shown", TRAINED_CASES, ids=[c[0] for c in TRAINED_CASES])
+def test_train_parts_after_a_run_show_a_tab_and_its_panel(page, site_url, parts, selected, shown):
+    """Hiding the selected tab's part (merges) selected nothing: the results showed no panel. Now the first
+    tab on show is selected, and with none on show a line says what the widget leaves out."""
+    page.goto(measure.widget_url(site_url, {"view": "train", "sample": "seed003-low-lower", "parts": parts}))
+    page.wait_for_selector("#embed[data-state=ready]", timeout=BOOT_TIMEOUT_MS)
+    page.locator("#train").click()
+    page.locator("#self-check").wait_for(state="attached", timeout=BOOT_TIMEOUT_MS)
+    page.wait_for_function("() => document.querySelector('#results-summary').textContent.includes('merges')", timeout=BOOT_TIMEOUT_MS)
+    page.wait_for_function("() => !document.querySelector('#export-panel').hidden", timeout=BOOT_TIMEOUT_MS)
+    visible = {name for name, selector in TRAIN_PANELS.items() if page.locator(selector).is_visible()}
+    assert visible == shown, f"parts={parts}"
+    tabs = [t for t in ("tab-merges", "tab-vocab", "tab-compression") if page.locator(f"#{t}").is_visible()]
+    chosen = page.evaluate("document.querySelector('[role=tab][aria-selected=true]').id")
+    if selected:
+        assert chosen == selected and chosen in tabs
+        # The arrow keys move among the tabs on show only.
+        page.locator(f"#{chosen}").focus()
+        page.keyboard.press("ArrowRight")
+        after = page.evaluate("document.activeElement.id")
+        assert after == tabs[(tabs.index(chosen) + 1) % len(tabs)]
+    else:
+        assert tabs == []

@@ -4,33 +4,41 @@
 // says what it cannot show as is. Typing in the box makes the box's value the text again.
 //
 //   const text = new ExactText(textarea, noteElement, { onInput });
-//   text.value = "a\r\nb";   // exact; the box shows "a⏎b", the note counts 1 carriage return
-//   text.value               // "a\r\nb" until the reader edits the box
+//   text.value = "a\rb";   // exact; the box shows "a⏎b", the note counts 1 lone carriage return
+//   text.value               // "a\rb" until the reader edits the box
 import { fmt } from "../dom.js";
 
 const plural = (n, one, many) => `${fmt(n)} ${n === 1 ? one : many}`;
 
-/** What a textarea cannot show as is: {cr, controls} (controls: C0 controls but tab and LF, and DEL). */
+/** What a textarea cannot show as is: {cr, crlf, controls}. cr: lone carriage returns (a CR not
+ *  followed by LF, which the box draws as a line break it is not); crlf: CR LF line ends (drawn as the
+ *  line breaks they are, but the box's value holds them as LF); controls: C0 controls but tab and LF, and DEL. */
 export function hiddenCharacters(text) {
   let cr = 0;
+  let crlf = 0;
   let controls = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 13) cr += 1;
+    if (c === 13) { if (text.charCodeAt(i + 1) === 10) crlf += 1; else cr += 1; }
     else if ((c < 32 && c !== 9 && c !== 10) || c === 127) controls += 1;
   }
-  return { cr, controls };
+  return { cr, crlf, controls };
 }
 
 /** The note for a text, or "" when the box shows it as it is. */
 export function hiddenNote(text) {
-  const { cr, controls } = hiddenCharacters(text);
-  if (!cr && !controls) return "";
-  const parts = [];
-  if (cr) parts.push(`shows ${plural(cr, "carriage return (CR)", "carriage returns (CR)")} as line breaks`);
-  if (controls) parts.push(`cannot show ${plural(controls, "control character", "control characters")} (such as NUL)`);
-  return `The box ${parts.join(" and ")}; the text keeps ${cr + controls === 1 ? "it" : "them"} exactly, and every count and id is for the exact text.`
-    + (cr ? " Typing in the box turns the carriage returns into line breaks." : "");
+  const { cr, crlf, controls } = hiddenCharacters(text);
+  if (!cr && !crlf && !controls) return "";
+  const sentences = [];
+  if (cr || controls) {
+    const parts = [];
+    if (cr) parts.push(`shows ${plural(cr, "lone carriage return (CR) as a line break", "lone carriage returns (CR) as line breaks")}`);
+    if (controls) parts.push(`cannot show ${plural(controls, "control character", "control characters")} (such as NUL)`);
+    sentences.push(`The box ${parts.join(" and ")}; the text keeps ${cr + controls === 1 ? "it" : "them"} exactly, and every count and id is for the exact text.`);
+  }
+  if (crlf) sentences.push(`${cr || controls ? "Its" : "The text's"} ${crlf === 1 ? "1 line end is CR LF, kept as it is" : `${fmt(crlf)} line ends are CR LF, kept as they are`}.`);
+  if (cr || crlf) sentences.push("Typing in the box makes every line end a line feed (LF).");
+  return sentences.join(" ");
 }
 
 // A textarea lays out all it holds at once: a million characters took Chromium 1.8 s a frame.

@@ -27,7 +27,7 @@ const IDS = {
   limitDialog: "limit-dialog", limitText: "limit-text", limitTruncate: "limit-truncate", limitBack: "limit-back",
   progressPanel: "progress-panel", trainProgress: "train-progress", progressText: "progress-text", cancel: "cancel",
   runMessage: "run-message",
-  results: "results", resultsSummary: "results-summary", resultsStale: "results-stale",
+  results: "results", resultsSummary: "results-summary", resultsStale: "results-stale", resultsNoTab: "results-no-tab",
   mergePrev: "merge-prev", mergeNext: "merge-next", mergeRange: "merge-range", mergeJump: "merge-jump",
   mergeBody: "merge-body", vocabStats: "vocab-stats", longest: "longest", hist: "hist",
   reportBody: "report-body", heldoutHead: "heldout-head", curve: "curve", tabCompression: "tab-compression",

@@ -63,7 +63,19 @@ export function renderResults() {
   renderVocab();
   renderReport();
   ui.tabCompression.hidden = info.source !== "trained";
-  if (ui.tabCompression.hidden && ui.tabCompression.getAttribute("aria-selected") === "true") selectTab(ui.tabs[0]);
+  showATab();
+}
+
+/** Whether a tab is on show: not hidden, and not left out of a widget by its parts (css/embed.css). */
+const isShown = (tab) => !tab.hidden && getComputedStyle(tab).display !== "none";
+
+/** The selected tab, or the first shown when it is not; with none shown (a widget's parts), a line says so. */
+function showATab() {
+  const shown = ui.tabs.filter(isShown);
+  const selected = ui.tabs.find((t) => t.getAttribute("aria-selected") === "true");
+  if (shown.length && !shown.includes(selected)) selectTab(shown[0]);
+  ui.resultsNoTab.hidden = shown.length > 0;
+  ui.tabs[0].parentElement.hidden = !shown.length;  // an empty tablist is no list
 }
 
 function renderMergePage() {
@@ -196,7 +208,7 @@ export function initResults() {
   for (const tab of ui.tabs) {
     tab.addEventListener("click", () => selectTab(tab));
     tab.addEventListener("keydown", (event) => {
-      const visible = ui.tabs.filter((t) => !t.hidden);
+      const visible = ui.tabs.filter(isShown);
       const i = visible.indexOf(tab);
       let next = null;
       if (event.key === "ArrowRight") next = visible[(i + 1) % visible.length];
