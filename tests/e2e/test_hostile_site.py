@@ -860,3 +860,26 @@ def test_a_pattern_slow_on_its_text_is_stopped_by_the_page_in_the_train_view(fre
     site.set_text(TRAIN_TEXT)
     page.locator("#train").click()
     site.wait_run(before)
+
+
+# -- A view command and back keeps the tokenizer: the same settings, not the defaults -------------------------
+
+ROUND_TRIPS = [
+    ("explorer, compare, explorer", "view=explorer&sample=seed003-low-lower&step=2", ["compare", "explorer"]),
+    ("explorer, encode, explorer", "view=explorer&sample=seed003-low-lower&step=2", ["encode", "explorer"]),
+    ("explorer, compare, encode, explorer", "view=explorer&sample=seed003-low-lower&step=2", ["compare", "encode", "explorer"]),
+]
+
+
+@pytest.mark.parametrize("case, query, views", ROUND_TRIPS, ids=[row[0] for row in ROUND_TRIPS])
+def test_views_and_back_keep_the_trained_tokenizer(hostile, case, query, views):
+    one_widget(hostile, "r", query)
+    hostile.wait_message("state", "r", "m.step === 2 && m.steps === 8", timeout=TRAIN_TIMEOUT_MS, watching="#w")
+    for name in views:
+        since = len(hostile.messages())
+        post(hostile, {"action": "view", "view": name})
+        hostile.wait_message("state", "r", f"m.view === {json.dumps(name)}", timeout=TRAIN_TIMEOUT_MS, since=since, watching="#w")
+    # Seed 003's vocabulary of 265 (8 merges), as before: default settings would make 16.
+    last = hostile.messages("state", "r")[-1]
+    assert last["steps"] == 8, last
+    assert errors_of(hostile, "r") == []
