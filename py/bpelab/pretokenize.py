@@ -91,6 +91,18 @@ PROBE_TOTAL_SECONDS = 1.0
 # about 1 microsecond a character.
 CUSTOM_SPLIT_SECONDS = 0.5
 CUSTOM_SPLIT_SECONDS_PER_CHAR = 1e-5
+# Where no CPU budget can stop a split (Pyodide has no signals), a watcher is told when a custom pattern starts
+# and ends on a text of at least WATCH_CHARS characters: watch(pattern, characters, running). The site's page
+# stops a worker whose split runs past its time budget (worker_api sets it; js/worker-client.js keeps the time).
+WATCH_CHARS = 256
+_split_watch = None
+
+
+def watch_custom_splits(watch):
+    """Set (or, with None, clear) the watcher of custom-pattern splits; returns the one it replaces."""
+    global _split_watch
+    old, _split_watch = _split_watch, watch
+    return old
 
 # Other spellings of the built-in names (tiktoken's encoding names).
 _ALIASES = {
@@ -818,9 +830,16 @@ class Pretokenizer:
         # power of the text's length, is stopped too, with a message naming it.
         findall = (self.compiled if _has_astral(text) else self._fast).findall
         budget = CUSTOM_SPLIT_SECONDS + len(text) * CUSTOM_SPLIT_SECONDS_PER_CHAR
+        watch = _split_watch if len(text) >= WATCH_CHARS else None
         with _alarm(budget):
             try:
-                return findall(text)
+                if watch:
+                    watch(self.pattern, len(text), True)
+                try:
+                    return findall(text)
+                finally:
+                    if watch:
+                        watch(self.pattern, len(text), False)
             except _ProbeTimeout:
                 raise PretokenizeError(
                     f"pattern {_shorten(repr(self.pattern))} takes too long on this text: splitting its "

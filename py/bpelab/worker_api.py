@@ -18,7 +18,7 @@ import time
 import traceback
 import unicodedata
 
-from . import artifacts, counts, report
+from . import artifacts, counts, pretokenize, report
 from .train import CHAR_LIMIT, TrainSettings, check_char_limit, train as train_corpus, truncate_documents
 from .pretokenize import get_pretokenizer, split_special
 from .ranks import recover_merges
@@ -764,6 +764,17 @@ def _error_reply(error):
     return reply
 
 
+def _watch_splits(progress):
+    """Tell the page when a custom pattern starts and ends on a long text: in Pyodide nothing else can stop one
+    that backtracks for ever, and the page stops the worker when a split outlasts its budget (worker-client.js)."""
+    def watch(pattern, characters, running):
+        progress(json.dumps({"watch": "pattern", "pattern": pretokenize._shorten(repr(pattern)),
+                             "characters": characters, "running": running}))
+
+    pretokenize.watch_custom_splits(watch)
+    return True
+
+
 def handle(kind, payload_json, progress=None):
     """Answer one request; always returns JSON {"ok": true, "result"} or {"ok": false, "error"}.
 
@@ -781,7 +792,13 @@ def handle(kind, payload_json, progress=None):
         payload = json.loads(payload_json, parse_int=_payload_int) if payload_json else {}
         if not isinstance(payload, dict):
             raise RequestError(f"the payload must be a JSON object, got {type(payload).__name__}")
-        result = handler(payload, progress)
+        # In Pyodide only: CPython's main thread stops a slow split itself (a CPU budget, by signal).
+        watched = progress is not None and sys.platform == "emscripten" and _watch_splits(progress)
+        try:
+            result = handler(payload, progress)
+        finally:
+            if watched:
+                pretokenize.watch_custom_splits(None)
         return json.dumps({"ok": True, "result": result})
     except Exception as error:
         return json.dumps({"ok": False, "error": _error_reply(error)})

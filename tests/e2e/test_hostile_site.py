@@ -801,3 +801,85 @@ def test_files_of_two_tokenizers_are_refused_naming_both_on_the_site(site, case,
     expect(message).not_to_contain_text("Imported")
     site.wait_ready()
     assert site.runs() == before  # nothing was imported
+
+
+# -- A pattern the static check lets through but that is slow as a power of the text: the page stops it ------
+# a+$|[\s\S] backtracks over the whole run of a's at every position: quadratic, minutes on 100,000 characters
+# in Pyodide, where no signal can stop Python. worker_api tells the page when a custom split starts and ends;
+# the page stops a split that outlasts its budget (shortened here to 2 s), restarts Python and says why.
+
+PATTERN_BUDGET_MS = 2000
+SLOW_ON_THE_TEXT = [
+    # (case, pattern, text)
+    ("a+$, Latin", "a+$|[\\s\\S]", "a" * 120_000 + "b"),
+    ("б+$, Cyrillic", "б+$|[\\s\\S]", "б" * 120_000 + "в"),
+    ("中+$, CJK", "中+$|[\\s\\S]", "中" * 120_000 + "文"),
+    ("(a|[aá])+$, a class beside a letter", "(a|[aá])+$|[\\s\\S]", "a" * 120_000 + "b"),
+]
+
+
+@pytest.mark.parametrize("case, pattern, text", SLOW_ON_THE_TEXT, ids=[row[0] for row in SLOW_ON_THE_TEXT])
+@pytest.mark.parametrize("surface", ["explorer widget", "compare widget"])
+def test_a_pattern_slow_on_its_text_is_stopped_by_the_page_in_a_widget(hostile, surface, case, pattern, text):
+    hostile.page.context.add_init_script(f"globalThis.__bpeLabPatternBudgetMs = {PATTERN_BUDGET_MS};")
+    settings = f"pre=custom&pattern={url_quote(pattern, safe='')}"
+    query = (f"view=explorer&{settings}&text=a%20b" if surface == "explorer widget" else
+             f"view=compare&panes=gpt2,trained&{settings}&train_text=a%20b&text=a%20b")
+    one_widget(hostile, "s", query)
+    hostile.wait_message("state", "s", timeout=TRAIN_TIMEOUT_MS, watching="#w")
+    since = len(hostile.messages())
+    hostile.page.evaluate("""([text, origin]) => document.querySelector('#w').contentWindow.postMessage(
+        {target: 'bpe-lab', type: 'command', action: 'text', text}, origin)""", [text, hostile.widget])
+    if surface == "compare widget":  # compare's text is encoded, not trained on: its trained pane encodes it
+        pass
+    error = hostile.wait_message("error", "s", "m.message.includes('takes too long')", timeout=TRAIN_TIMEOUT_MS,
+                                 since=since, watching="#w")
+    refused_naming(error["message"], pattern)
+    assert "Python was restarted" in error["message"], error
+    expect(hostile.page.frame_locator("#w").locator("#embed")).to_contain_text("takes too long", timeout=10_000)
+
+
+@pytest.mark.parametrize("case, pattern, text", SLOW_ON_THE_TEXT[:2], ids=[row[0] for row in SLOW_ON_THE_TEXT[:2]])
+def test_a_pattern_slow_on_its_text_is_stopped_by_the_page_in_the_train_view(fresh_site, case, pattern, text):
+    site = fresh_site
+    page = site.page
+    page.context.add_init_script(f"globalThis.__bpeLabPatternBudgetMs = {PATTERN_BUDGET_MS};")
+    site.open("#/train")
+    site.set_text(text)
+    page.select_option("#pretokenizer", "custom")
+    page.locator("#pattern").fill(pattern)
+    page.locator("#train").click()
+    message = page.locator("#run-message")
+    expect(message).to_contain_text("takes too long", timeout=TRAIN_TIMEOUT_MS)
+    refused_naming(message.inner_text(), pattern)
+    expect(message).to_contain_text("Python was restarted")
+    # Python works again: a sound pattern trains.
+    site.wait_ready()
+    before = site.runs()
+    page.locator("#pattern").fill(" ?\\S+|\\s+")
+    site.set_text(TRAIN_TEXT)
+    page.locator("#train").click()
+    site.wait_run(before)
+
+
+# -- A view command and back keeps the tokenizer: the same settings, not the defaults -------------------------
+
+ROUND_TRIPS = [
+    ("explorer, compare, explorer", "view=explorer&sample=seed003-low-lower&step=2", ["compare", "explorer"]),
+    ("explorer, encode, explorer", "view=explorer&sample=seed003-low-lower&step=2", ["encode", "explorer"]),
+    ("explorer, compare, encode, explorer", "view=explorer&sample=seed003-low-lower&step=2", ["compare", "encode", "explorer"]),
+]
+
+
+@pytest.mark.parametrize("case, query, views", ROUND_TRIPS, ids=[row[0] for row in ROUND_TRIPS])
+def test_views_and_back_keep_the_trained_tokenizer(hostile, case, query, views):
+    one_widget(hostile, "r", query)
+    hostile.wait_message("state", "r", "m.step === 2 && m.steps === 8", timeout=TRAIN_TIMEOUT_MS, watching="#w")
+    for name in views:
+        since = len(hostile.messages())
+        post(hostile, {"action": "view", "view": name})
+        hostile.wait_message("state", "r", f"m.view === {json.dumps(name)}", timeout=TRAIN_TIMEOUT_MS, since=since, watching="#w")
+    # Seed 003's vocabulary of 265 (8 merges), as before: default settings would make 16.
+    last = hostile.messages("state", "r")[-1]
+    assert last["steps"] == 8, last
+    assert errors_of(hostile, "r") == []

@@ -13,6 +13,7 @@ import { VIEWS as APP_VIEWS, makeHash } from "./views.js";
 import { STATES } from "./share/states.js";
 import { compactParams } from "./share/link.js";
 import { readLesson } from "./share/lesson.js";
+import { sameInput } from "./share/recipe.js";
 import { defaultParts } from "./share/parts.js";
 
 // A widget out of view this long gives its worker back (tests shorten it).
@@ -347,6 +348,8 @@ function updateOpenLink() {
   }, 100);
 }
 
+let carriedTraining = null;  // the last training recipe a view of this widget had
+
 /** The state for another view of this widget: its own keys from the address, then the same text and tokenizer. */
 function carriedState(toName) {
   const from = view?.state || config.state;
@@ -356,7 +359,10 @@ function carriedState(toName) {
   const next = module.fromParams(Object.fromEntries(Object.entries(config.params).filter(([key]) => module.KEYS.includes(key))), { samples }).state;
   // What it is about: the text the view shows (compare, encode), or its training input (explorer, train).
   const own = fromRoute === "compare" || fromRoute === "encode" ? (from.sample ? { sample: from.sample } : { text: from.text }) : null;
-  const training = from.training ?? null;
+  // A view without training (compare with no trained pane) keeps the recipe of the one before it, when it shows
+  // the same input: explorer -> compare -> explorer comes back to the same tokenizer, not one of default settings.
+  if (from.training) carriedTraining = structuredClone(from.training);
+  const training = from.training ?? (own && carriedTraining && sameInput(carriedTraining, own) ? structuredClone(carriedTraining) : null);
   const recipe = training ?? (own ? { ...own, settings: STATES.train.defaults().training.settings } : null);
   if (toRoute === "train" && recipe) next.training = structuredClone(recipe);
   if (toRoute === "explore" && recipe && (recipe.sample !== undefined || recipe.text || recipe.documents || recipe.counts)

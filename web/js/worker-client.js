@@ -17,6 +17,11 @@ function workerURL(url) {
   return result;
 }
 
+// A custom pattern's split may run this long (plus a little per character) before the worker is stopped.
+// Tests shorten it (globalThis.__bpeLabPatternBudgetMs, set before the page's scripts run).
+const PATTERN_BUDGET_MS = Number(globalThis.__bpeLabPatternBudgetMs) || 15_000;
+const PATTERN_MS_PER_CHAR = 0.015;  // 15 s more for 1,000,000 characters
+
 export class WorkerError extends Error {
   constructor(type, message) {
     super(message);
@@ -66,6 +71,7 @@ export class WorkerClient {
 
   _fail(worker, message) {
     if (worker !== this.worker) return;
+    this._unwatch();
     const booting = this.versions === null;
     this._rejectAll("WorkerCrashed", message);
     if (booting) {
@@ -99,7 +105,9 @@ export class WorkerClient {
     }
     const entry = this.pending.get(message.id);
     if (!entry) return;
+    if (message.type === "progress" && message.payload?.watch === "pattern") { this._watch(worker, message.id, message.payload); return; }
     if (message.type === "progress") { entry.onProgress?.(message.payload); return; }
+    this._unwatch();
     this.pending.delete(message.id);
     if (message.type === "result") entry.resolve(message.payload);
     else if (message.type === "error") {
@@ -107,6 +115,39 @@ export class WorkerClient {
       entry.reject(new WorkerError(message.error?.type || "Error", message.error?.message || "unknown error"));
     }
     else entry.reject(new WorkerError("ProtocolError", `unexpected reply type ${JSON.stringify(message.type)}`));
+  }
+
+  /**
+   * A custom pattern runs on a long text (worker_api tells when it starts and ends): Pyodide cannot interrupt it,
+   * so one that outlasts its budget (it backtracks for ever) is stopped here. The worker is replaced, the
+   * request fails naming the pattern, and the UI hears of it as of a crash, once the request's own
+   * handlers have said what failed.
+   */
+  _watch(worker, id, { pattern, characters, running }) {
+    this._unwatch();
+    if (!running) return;
+    const budget = PATTERN_BUDGET_MS + Math.round(characters * PATTERN_MS_PER_CHAR);
+    this._watchTimer = setTimeout(() => {
+      this._watchTimer = 0;
+      if (worker !== this.worker || !this.pending.has(id)) return;  // answered, released or restarted since
+      const entry = this.pending.get(id);
+      const message = `pattern ${pattern} takes too long on this text: splitting its ${characters.toLocaleString("en-US")} `
+        + `characters ran over ${(budget / 1000).toFixed(1)} s and was stopped, and Python was restarted; it backtracks too much. `
+        + "Rewrite it so each character can be matched one way only";
+      this.pending.delete(id);
+      this.crashes += 1;
+      this.worker = null;
+      worker.terminate();
+      this._rejectAll("Cancelled", `Python was restarted: ${message}`);
+      this.start();
+      entry?.reject(new WorkerError("PretokenizeError", message));
+      setTimeout(() => this.hooks.onCrash?.(message), 0);
+    }, budget);
+  }
+
+  _unwatch() {
+    clearTimeout(this._watchTimer);
+    this._watchTimer = 0;
   }
 
   _rejectAll(type, message) {
@@ -135,6 +176,7 @@ export class WorkerClient {
    * interrupted without COOP/COEP headers, so terminate() is the dependable cancel.
    */
   restart(reason = "cancelled") {
+    this._unwatch();
     const old = this.worker;
     this.worker = null;
     old.terminate();

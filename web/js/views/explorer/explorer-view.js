@@ -253,6 +253,7 @@ class ExplorerView extends HTMLElement {
     const state = this.state;  // what was on show, before its handle goes
     this.handle = null;
     this.wanted = state;
+    if (this.dataset.state === "error") return;  // what failed stays said (a stopped pattern is not made again)
     if (this.classList.contains("embed-view")) {
       // The embed released Python while out of view: keep what is drawn (the host page must not jump);
       // it calls setState with our state when Python is back. Until then nothing can be asked.
