@@ -396,3 +396,33 @@ def test_a_corpus_that_is_not_text_says_how_to_fix_it(corpus, message):
 
 def test_a_tuple_or_an_iterator_of_documents_is_accepted():
     assert train(("ab", "ab"), num_merges=1).merges == train(iter(["ab", "ab"]), num_merges=1).merges == [(97, 98)]
+
+
+@pytest.mark.parametrize("chars, vocab_size", [(200_000, 2000), (200_000, 5000)])
+def test_the_site_trains_bytes_and_its_replies_stay_small(chars, vocab_size):
+    """Issue 25: the site (which always records) failed with "Unexpected token … is not valid JSON" on 200,000
+    characters of the sample under `bytes`. Through the worker API: the train reply, a page of steps and the
+    explorer's steps with a window of the text stay small, and the window's tokens spell the text."""
+    import json
+
+    from bpelab import worker_api
+
+    text = GENESIS.read_text(encoding="utf-8")[:chars]
+    reply = worker_api.handle("train", json.dumps({"documents": [text], "record": True, "report": False,
+                                                   "settings": {"vocab_size": vocab_size, "pretokenizer": "bytes"}}))
+    info = json.loads(reply)
+    assert info["ok"], info
+    handle, merges = info["result"]["handle"], info["result"]["n_merges"]
+    assert merges == vocab_size - 257 and len(reply) < 100 * vocab_size  # the vocabulary's bytes, in hex, most of it
+    try:
+        page = worker_api.handle("steps", json.dumps({"handle": handle, "start": 0, "stop": 100}))
+        assert json.loads(page)["ok"] and len(page) < 400_000
+        for step in (0, 1, merges // 2, merges):
+            out = worker_api.handle("explore_step", json.dumps({"handle": handle, "step": step,
+                                                                "window": {"start": chars // 2, "size": 2000}}))
+            data = json.loads(out)
+            assert data["ok"], data
+            window = data["result"]["window"]
+            assert len(out) < 200_000 and window["text"] in text
+    finally:
+        worker_api.handle("drop", json.dumps({"handle": handle}))
