@@ -190,8 +190,11 @@ def _describe(handle, entry, *, include_vocab=True, include_merges=True):
     if note:
         info["merges_note"] = note
     if include_vocab:
-        # Hex keeps partial UTF-8 exact; the page draws byte chips from it.
-        info["vocab"] = [vocab[i].hex() if i in vocab else None for i in range(max(vocab) + 1)]
+        # Hex keeps partial UTF-8 exact; the page draws byte chips from it. A token that a listed merge
+        # makes is null: the page joins its two parts. Training one long document (the `bytes`
+        # pre-tokenizer) makes tokens thousands of bytes long, and spelling each out made a 15 MB reply.
+        made = {merged for _, _, merged in merges}
+        info["vocab"] = [vocab[i].hex() if i in vocab and i not in made else None for i in range(max(vocab) + 1)]
     if entry.result is not None:
         result = entry.result
         info["stop_reason"] = result.stop_reason

@@ -21,15 +21,54 @@ export function replaceCurrent(info) {
   if (old && !old.detached && old.handle !== info.handle && old.source === info.source) store.drop(old.handle);
 }
 
+/** The merge that makes each token: id -> [left id, right id]. */
+function partsOf(info) {
+  if (!info.partsById) info.partsById = new Map(info.merges.map(([a, b, id]) => [id, [a, b]]));
+  return info.partsById;
+}
+
+/** A token's bytes. The reply spells out only tokens no merge makes; a merged token joins its parts. */
 function tokenBytes(id) {
-  const cache = state.current.bytesCache;
-  let bytes = cache.get(id);
-  if (!bytes) {
-    const hex = state.current.vocab[id];
-    bytes = hex == null ? new Uint8Array() : hexToBytes(hex);
-    cache.set(id, bytes);
+  const info = state.current;
+  const cache = info.bytesCache;
+  const parts = partsOf(info);
+  // Without recursion: a chain of merges can be thousands deep (one long document under `bytes`).
+  const pending = [id];
+  while (pending.length) {
+    const next = pending[pending.length - 1];
+    if (cache.has(next)) { pending.pop(); continue; }
+    const made = parts.get(next);
+    const hex = info.vocab[next];
+    if (hex != null || !made) {
+      cache.set(next, hex == null ? new Uint8Array() : hexToBytes(hex));
+      pending.pop();
+      continue;
+    }
+    const [a, b] = made;
+    const left = cache.get(a), right = cache.get(b);
+    if (left && right) {
+      const bytes = new Uint8Array(left.length + right.length);
+      bytes.set(left);
+      bytes.set(right, left.length);
+      cache.set(next, bytes);
+      pending.pop();
+    } else {
+      if (!left) pending.push(a);
+      if (!right) pending.push(b);
+    }
   }
-  return bytes;
+  return cache.get(id);
+}
+
+/** [id, length in bytes] of each merge's token, in merge order, without building the bytes. */
+function mergedLengths(info) {
+  const known = new Map();
+  const length = (id) => known.get(id) ?? tokenBytes(id).length;  // a part no merge made: its own bytes
+  return info.merges.map(([a, b, id]) => {
+    const n = length(a) + length(b);
+    known.set(id, n);
+    return [id, n];
+  });
 }
 
 export function renderResults() {
@@ -126,8 +165,7 @@ export function renderVocab() {
   ];
   if (report?.train?.entries_used != null) stats.push(stat("Entries used on the training text", fmt(report.train.entries_used)));
   if (report?.heldout?.entries_used != null) stats.push(stat("Entries used on the held-out text", fmt(report.heldout.entries_used)));
-  const lengths = [];
-  for (const [, , id] of info.merges) lengths.push([id, tokenBytes(id).length]);
+  const lengths = mergedLengths(info);
   if (lengths.length) {
     const mean = lengths.reduce((n, [, l]) => n + l, 0) / lengths.length;
     stats.push(stat("Mean merged-token length", `${mean.toFixed(2)} bytes`));
