@@ -211,6 +211,18 @@ def _describe(handle, entry, *, include_vocab=True, include_merges=True):
     return info
 
 
+def reply_vocab(info):
+    """Every token's bytes, {id: bytes}, from a tokenizer reply (train, at_merges, a reference's info).
+
+    The reply spells out only the tokens no listed merge makes; a merged token is its two parts
+    joined, in merge order, as the page does (train-results.js).
+    """
+    vocab = {i: bytes.fromhex(spelled) for i, spelled in enumerate(info["vocab"]) if spelled is not None}
+    for left, right, merged in info["merges"]:
+        vocab.setdefault(merged, vocab[left] + vocab[right])
+    return vocab
+
+
 def _settings_dict(settings):
     if hasattr(settings, "to_dict"):
         return settings.to_dict()

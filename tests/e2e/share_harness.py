@@ -4,6 +4,7 @@ share control's two buttons, and a course page on another origin that holds an e
 import html
 import json
 import re
+from contextlib import contextmanager
 
 from playwright.sync_api import expect
 
@@ -19,6 +20,29 @@ addEventListener("message", (event) => {
   if (data && typeof data === "object" && data.source === "bpe-lab") window.__bpe.push(JSON.parse(JSON.stringify(data)));
 });
 """
+
+
+def serve_course(tmp_path_factory, name="course"):
+    """Yield (folder, url): a folder of course pages served on another origin than the widget's (localhost)."""
+    from bpelab.serve import serve_in_thread
+
+    folder = tmp_path_factory.mktemp(name)
+    server, url = serve_in_thread(folder, host="localhost")
+    yield folder, url.rstrip("/")
+    server.shutdown()
+    server.server_close()
+
+
+@contextmanager
+def page_at(browser, site_url, url):
+    """A page on `url` in a fresh browser context (a reader who has never been here), closed after."""
+    context = new_context(browser, site_url)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        yield page
+    finally:
+        context.close()
 
 
 def new_context(browser, site_url, width=1280):

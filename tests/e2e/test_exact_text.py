@@ -8,6 +8,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
+from share_harness import serve_course
 from site_harness import BOOT_TIMEOUT_MS, TRAIN_TIMEOUT_MS
 
 TEXTS = [
@@ -32,13 +33,7 @@ addEventListener("message", (event) => {
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
     """(folder, url): a course page on another origin than the widget's."""
-    from bpelab.serve import serve_in_thread
-
-    folder = tmp_path_factory.mktemp("exact")
-    server, url = serve_in_thread(folder, host="localhost")
-    yield folder, url.rstrip("/")
-    server.shutdown()
-    server.server_close()
+    yield from serve_course(tmp_path_factory, "exact")
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from share_harness import (copy_link_and_embed, last_message, last_state, long_text, new_context, open_embed,
-                           train_pasted, wait_for)
+                           serve_course, train_pasted, wait_for)
 from site_harness import BOOT_TIMEOUT_MS, TRAIN_TIMEOUT_MS
 
 PARAGRAPH = ("Our own paragraph, about a river town: the lower lanes flood, the lowest lanes flood first, "
@@ -23,13 +23,7 @@ PARAGRAPH = ("Our own paragraph, about a river town: the lower lanes flood, the 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """(folder, url): course pages written by the tests, on another origin than the widget's."""
-    from bpelab.serve import serve_in_thread
-
-    folder = tmp_path_factory.mktemp("course")
-    server, url = serve_in_thread(folder, host="localhost")
-    yield folder, url.rstrip("/")
-    server.shutdown()
-    server.server_close()
+    yield from serve_course(tmp_path_factory)
 
 
 def test_explorer_link_and_embed_reopen_a_tokenizer_trained_on_pasted_text(browser, site_url, course):

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from share_harness import (copy_link_and_embed, last_message, last_state, long_text, new_context, open_app,
-                           open_embed, train_pasted, wait_for)
+                           open_embed, page_at, serve_course, train_pasted, wait_for)
 from site_harness import BOOT_TIMEOUT_MS, TRAIN_TIMEOUT_MS
 
 TIKTOKEN = {"gpt2": "gpt2", "cl100k": "cl100k_base", "o200k": "o200k_base"}
@@ -29,13 +29,7 @@ VOLGA = ("Низкий берег, ниже берега, самый низки�
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """(folder, url): course pages written by the tests, on another origin than the widget's."""
-    from bpelab.serve import serve_in_thread
-
-    folder = tmp_path_factory.mktemp("course")
-    server, url = serve_in_thread(folder, host="localhost")
-    yield folder, url.rstrip("/")
-    server.shutdown()
-    server.server_close()
+    yield from serve_course(tmp_path_factory)
 
 
 def view_state(page_or_frame, selector=None):
@@ -124,15 +118,10 @@ def test_compare_link_and_embed_reopen_its_panes_and_ids(browser, site_url, cour
     finally:
         context.close()
 
-    context = new_context(browser, site_url)
-    try:
-        page = context.new_page()
-        page.goto(link)
+    with page_at(browser, site_url, link) as page:
         again = last_state(page, "compare", condition)
         assert again == made
         assert view_state(page) == state
-    finally:
-        context.close()
 
     context, page = open_embed(browser, site_url, course, code, f"compare-{abs(hash(text)) % 10_000}")
     try:
@@ -183,16 +172,11 @@ def test_encode_link_and_embed_reopen_its_tokenizer_and_ids(browser, site_url, c
     finally:
         context.close()
 
-    context = new_context(browser, site_url)
-    try:
-        page = context.new_page()
-        page.goto(link)
+    with page_at(browser, site_url, link) as page:
         again = last_state(page, "encode", condition.format(s="s"))
         assert again == made
         assert view_state(page) == state
         expect(page.locator("bpe-encode-view select").first).to_have_value(tok)
-    finally:
-        context.close()
 
     context, page = open_embed(browser, site_url, course, code, f"encode-{tok}")
     try:

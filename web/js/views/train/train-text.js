@@ -129,7 +129,10 @@ async function addFiles(fileList) {
 /** A sample's name for a learner: the lesson a toy corpus comes from goes in the secondary line. */
 export function sampleLabel(sample) {
   const title = sample.title.replace(/\s*\(seed \d+\)$/, "");
-  return title.includes(sample.language) || sample.group !== "Real texts" ? title : `${title} (${sample.language})`;
+  // A title that names the language already, in any word order ("(Simplified Chinese)" for
+  // "Chinese (Simplified)"), does not get it a second time.
+  const named = (sample.language.match(/\p{L}+/gu) || []).every((word) => title.includes(word));
+  return named || sample.group !== "Real texts" ? title : `${title} (${sample.language})`;
 }
 
 export function setSample(sample) {
