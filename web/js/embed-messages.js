@@ -3,7 +3,10 @@
 // lti.frameResize), state, answer, error — each {source: "bpe-lab", id, type, …}.
 // In: {target: "bpe-lab", type: "command", action, …} from the parent window only;
 // a widget that is not framed (opened by window.open, or on its own) takes no commands.
+// A command is checked here (checkCommand), a text's length too: what is wrong is answered with an
+// `error` that says how to fix it, and never reaches the widget.
 import { VIEWS } from "./embed-params.js";
+import { DEFAULT_CHAR_LIMIT, countChars } from "./text-input.js";
 
 // Bump when a message or command changes shape; adding a field is not a change.
 // 2: the ids of what the reader typed are posted only with report=ids (privacy by default).
@@ -12,6 +15,9 @@ export const ACTIONS = ["step", "play", "pause", "text", "view", "load"];
 // A message quotes at most this many characters of a value; a message is at most MESSAGE_MAX long.
 export const QUOTE_MAX = 60;
 export const MESSAGE_MAX = 600;
+// The widget's longest text, in characters (code points, as Python counts them): a longer
+// `text` command is refused at once, before it reaches the view or the worker.
+export const TEXT_LIMIT = DEFAULT_CHAR_LIMIT;
 
 /** A value as JSON, cut to its first QUOTE_MAX characters (and its length) when longer. */
 export function quote(value) {
@@ -51,6 +57,8 @@ export function checkCommand(data) {
     if (typeof data.text !== "string") {
       return new Error(`The text command needs text: a string, got ${quote(data.text)}.`);
     }
+    const tooLong = overLimit(data.text);
+    if (tooLong) return tooLong;
     return { action, args: { text: data.text } };
   }
   if (action === "load") {
@@ -71,6 +79,15 @@ export function checkCommand(data) {
     return { action, args: { view: data.view } };
   }
   return { action, args: {} };
+}
+
+/** An Error saying a text command's text is over TEXT_LIMIT characters, or null (a huge text is counted only in part). */
+function overLimit(text) {
+  const n = text.length <= TEXT_LIMIT ? countChars(text) : countChars(text.slice(0, 2 * TEXT_LIMIT + 2));
+  if (n <= TEXT_LIMIT) return null;
+  const size = text.length > 2 * TEXT_LIMIT ? `over ${(2 * TEXT_LIMIT).toLocaleString("en-US")}` : n.toLocaleString("en-US");
+  return new Error(`The text command failed: the text is ${size} characters, over the widget's limit of `
+    + `${TEXT_LIMIT.toLocaleString("en-US")} characters; send a shorter text.`);
 }
 
 export class HostLink {
