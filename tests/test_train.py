@@ -17,6 +17,7 @@ from bpelab.train import CorpusInfo, truncate_documents
 ROOT = Path(__file__).resolve().parents[1]
 train_module = importlib.import_module("bpelab.train")  # `bpelab.train` the attribute is the function
 long_rows_module = importlib.import_module("bpelab.long_rows")
+cut_rows_module = importlib.import_module("bpelab.cut_rows")
 
 # Small alphabets make many repeated pairs, ties and overlaps (aaa) — the hard cases.
 _alphabet = st.sampled_from(list("aab ba\n\tcé😀") + ["  ", "ab", "<|x|>"])
@@ -237,7 +238,18 @@ def one_str_until(sites_per_pass):
         long_rows_module._SITES_PER_PASS = saved
 
 
-@settings(max_examples=150, deadline=None)
+@contextlib.contextmanager
+def pieces_of(size):
+    """Cut long rows into pieces of about `size` bytes (cut_rows.py; the default is cut_rows.PIECE)."""
+    saved = cut_rows_module.PIECE
+    cut_rows_module.PIECE = size
+    try:
+        yield
+    finally:
+        cut_rows_module.PIECE = saved
+
+
+@settings(max_examples=250, deadline=None)
 @given(
     corpus=long_corpora,
     tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]),
@@ -247,18 +259,20 @@ def one_str_until(sites_per_pass):
     record=st.booleans(),
     sites_per_pass=st.sampled_from([0, 4, 3000, 10**9]),
     repeat=st.booleans(),
+    piece=st.sampled_from([2, 5, 16, 10**9]),
 )
 def test_long_rows_equal_the_reference(corpus, tie_break, pretokenizer, num_merges, long_row, record,
-                                       sites_per_pass, repeat):
+                                       sites_per_pass, repeat, piece):
     """Long single documents, aaa-style runs and repeated long rows: every tie-break, as the reference trains.
 
-    Long rows start as one str (no records, no repeated row) and become linked nodes when merges thin out:
-    from the start, after one merge, part way, or never.
+    Long rows are cut into pieces of `piece` bytes (10**9: not cut), which join when a merge crosses a cut;
+    uncut or joined, they start as one str (no records, no repeated row) and become linked nodes when merges
+    thin out: from the start, after one merge, part way, or never.
     """
     if repeat:
         corpus = corpus + corpus[:1]  # a long row that repeats has a weight above 1
     options = dict(num_merges=num_merges, tie_break=tie_break, pretokenizer=pretokenizer, special_tokens=())
-    with long_rows_from(long_row), one_str_until(sites_per_pass):
+    with long_rows_from(long_row), one_str_until(sites_per_pass), pieces_of(piece):
         result = train(corpus, record=record, **options)
     merges, counts, vocab = reference_train(corpus, **options)
     assert (result.merges, result.merge_counts, result.tokenizer.vocab) == (merges, counts, vocab)

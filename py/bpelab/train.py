@@ -42,6 +42,7 @@ from itertools import compress, repeat
 from operator import add, mul, sub
 from dataclasses import dataclass, field, asdict
 
+from .cut_rows import cut_long_rows
 from .long_rows import LongRows
 from .pretokenize import PRETOKENIZER_NAMES, get_pretokenizer, split_special
 from .quoting import quote
@@ -450,7 +451,11 @@ class _Trainer:
         long_row = LONG_ROW if long_row is None else long_row
         long = [(row, w, c) for row, (w, c) in enumerate(zip(self.words, self.counts)) if len(w) >= long_row]
         # The long rows; their words are left empty.
-        self.long = LongRows(long, record, one_str=settings.tie_break != "first-seen") if long else None
+        self.long = None
+        if long and not record and settings.tie_break != "first-seen":
+            self.long = cut_long_rows(long)  # pieces trained as a table, while no merge crosses a cut
+        if long and self.long is None:
+            self.long = LongRows(long, record, one_str=settings.tie_break != "first-seen")
         for row, _, _ in long:
             self.words[row] = ""
         self.long_pieces = [pieces[row][0] for row, _, _ in long]

@@ -1,0 +1,264 @@
+"""The trainer's long rows cut into pieces where the pair across is rare, the pieces kept once each with a weight.
+
+A long row (a whole document under the `bytes` pre-tokenizer) is one
+sequence, so BPE on it cannot use a word table the way `gpt2` does: every
+merge site is a step of its own (long_rows.py). But a cut between two bytes
+x y is crossed only by a merge whose count is at most the count of x y in the
+text (each of its sites has x y at its middle), so if the long rows are cut
+where x y is rare, the pieces can be trained as a table of distinct pieces
+with counts, a merge's sites found and replaced in C, as in the word table;
+a text that repeats (a sample repeated, boilerplate) then has each distinct
+piece once.
+
+Exact at every step, with no bound to guess:
+
+- the pair at each cut (`junctions`: the last token before it, the first
+  after it) is counted in the pair counts as any other pair, and updated when
+  a merge changes a piece's first or last token, so the trainer chooses from
+  the true counts;
+- a merge of a pair that sits at a cut cannot be done in the pieces: before
+  it, the rows become long_rows.LongRows (joined from the pieces' current
+  tokens), which train on from there. At the site's sizes that comes, if at
+  all, near the end, when merges have few sites.
+
+Cuts go at the rarest pairs of two different bytes (a run such as aaaa is
+where merges cross), about one per PIECE bytes.
+
+Not here: records and the first-seen tie-break (long_rows.py does those),
+choosing the pair (train.py).
+"""
+
+from collections import Counter, defaultdict, deque
+from itertools import chain, compress, islice, repeat
+from operator import add, mul, sub
+
+from .long_rows import LongRows
+
+PIECE = 2048  # bytes per piece aimed at: a merge's cost grows with its pieces' length, the cuts' count with their number
+_FIRST, _LAST = slice(0, 1), slice(-1, None)
+
+
+def cut_long_rows(rows, piece=None):
+    """CutRows for [(trainer's row, str of chr(byte), weight)], or None when no cut is worth making.
+
+    >>> rows = cut_long_rows([(0, "ab|ab|ab", 1)], piece=3)
+    >>> rows.words, rows.weights  # cut before each "|" (b| is the rarest pair), each piece kept once
+    (['ab', '|ab'], [1, 2])
+    """
+    piece = PIECE if piece is None else piece
+    counts = Counter()
+    for _, text, weight in rows:
+        found = Counter(map(add, text, text[1:]))
+        if weight != 1:
+            for pair in found:
+                found[pair] *= weight
+        counts.update(found)
+    wanted = sum(len(text) for _, text, _ in rows) // piece
+    chosen, cuts = [], 0
+    for count, pair in sorted((count, pair) for pair, count in counts.items() if pair[0] != pair[1]):
+        if cuts >= wanted:
+            break
+        chosen.append(pair)
+        cuts += count
+    if not chosen:
+        return None
+    return CutRows(rows, counts, chosen)
+
+
+class CutRows:
+    """Long rows as a weighted table of pieces, with the pairs at the cuts; the interface of long_rows.LongRows."""
+
+    def __init__(self, rows, counts, cut_pairs):
+        self.rows = [row for row, _, _ in rows]  # index -> the trainer's row number
+        self.row_weights = [weight for _, _, weight in rows]
+        self.record = False
+        self.inner = None  # the LongRows, once a merge crosses a cut
+        self._work = 0  # tokens of the pieces split, over all merges (tests check it stays linear)
+        self._counts = counts
+        self.words = []  # piece -> str of chr(id)
+        self.weights = []  # piece -> its occurrences, weighted by the long rows' weights
+        self.sequences = []  # long row -> [piece], in order
+        index = {}
+        for _, text, weight in rows:
+            positions = set()
+            for pair in cut_pairs:
+                at = text.find(pair)
+                while at >= 0:
+                    positions.add(at + 1)
+                    at = text.find(pair, at + 1)
+            ends = sorted(positions) + [len(text)]
+            sequence, start = [], 0
+            for end in ends:
+                text_piece = text[start:end]
+                start = end
+                number = index.get(text_piece)
+                if number is None:
+                    number = index[text_piece] = len(self.words)
+                    self.words.append(text_piece)
+                    self.weights.append(0)
+                self.weights[number] += weight
+                sequence.append(number)
+            self.sequences.append(sequence)
+        # The cuts: junction j lies between pieces left[j] and right[j] of a long row of weight junction_weight[j].
+        self.left, self.right, self.junction_weight, self.junction_pair = [], [], [], []
+        self.ends_at = defaultdict(list)  # piece -> junctions it ends (its last token is their pair's first)
+        self.starts_at = defaultdict(list)  # piece -> junctions it starts
+        self.at_cut = defaultdict(list)  # pair -> junctions that held it (stale ones are checked)
+        words = self.words
+        for sequence, weight in zip(self.sequences, self.row_weights):
+            for left, right in zip(sequence, sequence[1:]):
+                j = len(self.left)
+                self.left.append(left)
+                self.right.append(right)
+                self.junction_weight.append(weight)
+                pair = words[left][-1] + words[right][0]
+                self.junction_pair.append(pair)
+                self.ends_at[left].append(j)
+                self.starts_at[right].append(j)
+                self.at_cut[pair].append(j)
+        self.index = defaultdict(list)  # pair -> pieces that held it (repeats and stale ones are skipped)
+        get = self.index.__getitem__
+        for number, text_piece in enumerate(words):
+            deque(map(list.append, map(get, set(map(add, text_piece, text_piece[1:]))), repeat(number)), 0)
+
+    @property
+    def work(self):
+        """Tokens of the pieces split plus, once joined, what LongRows scanned and visited."""
+        return self._work + (self.inner.work if self.inner is not None else 0)
+
+    # -- what the trainer asks before the first merge -----------------------
+    def pair_counts(self):
+        """{pair: count} over the long rows, weights included, the pairs at the cuts too."""
+        return self._counts
+
+    def tokens(self):
+        if self.inner is not None:
+            return self.inner.tokens()
+        return sum(map(mul, map(len, self.words), self.weights))
+
+    def row_tokens(self, index):
+        """The live tokens of one long row, in order (for tests and checks)."""
+        if self.inner is not None:
+            return self.inner.row_tokens(index)
+        return list("".join(map(self.words.__getitem__, self.sequences[index])))
+
+    # -- a merge -------------------------------------------------------------
+    def merge(self, pair, new, rank, keep, left_bytes):
+        """As LongRows.merge: (merged, delta, changed, rows_hit); no records here, so changed is [] and rows_hit 0."""
+        if self.inner is None:
+            held = self.at_cut.get(pair)
+            if held and pair in map(self.junction_pair.__getitem__, held):
+                self._join()  # the pair sits at a cut: on from here as one sequence per row
+        if self.inner is not None:
+            return self.inner.merge(pair, new, rank, keep, left_bytes)
+        listed = self.index.pop(pair, None)
+        if not listed:
+            return 0, {}, [], 0
+        words, where = self.words, self.index
+        numbers = list(dict.fromkeys(listed))
+        texts = list(map(words.__getitem__, numbers))
+        self._work += sum(map(len, texts))
+        parts = list(map(str.split, texts, repeat(pair)))
+        counts = list(map(len, parts))  # sites + 1
+        if 1 in counts:  # pieces listed but without the pair now: a merge since took it
+            held = list(map(bool, map((1).__sub__, counts)))
+            numbers, parts, counts = (list(compress(x, held)) for x in (numbers, parts, counts))
+            if not numbers:
+                return 0, {}, [], 0
+        deque(map(words.__setitem__, numbers, map(new.join, parts)), 0)
+        weights = list(map(self.weights.__getitem__, numbers))
+        sites = list(map(sub, counts, repeat(1)))
+        merged = sum(map(mul, sites, weights))
+        # y, the token after each site, is the first of the part after it (each piece's parts but its first);
+        # x, the token before it, the last of the part before (all but the last). An empty part lies between two
+        # sites (y is a, x is the new token), or at a piece's end (the pair at the cut, see _recut).
+        firsts = list(map(str.__getitem__, chain.from_iterable(map(islice, parts, repeat(1), repeat(None))),
+                          repeat(_FIRST)))
+        lasts = list(map(str.__getitem__, chain.from_iterable(map(islice, parts, sites)), repeat(_LAST)))
+        if weights.count(weights[0]) == len(weights):
+            w = weights[0]
+            after, before = Counter(firsts), Counter(lasts)
+            if w != 1:
+                for found in (after, before):
+                    for k in found:
+                        found[k] *= w
+        else:
+            site_weights = list(chain.from_iterable(map(repeat, weights, sites)))
+            after, before = _weighted(firsts, site_weights), _weighted(lasts, site_weights)
+        a, b = pair
+        edges = None
+        if "" in after or "" in before:
+            edges = list(compress(numbers, map(_at_an_end, parts)))
+            ends = sum(self.weights[n] for n, p in zip(numbers, parts) if not p[-1])
+            between = after.pop("", 0) - ends
+            before.pop("", None)
+            if between:
+                after[a] += between
+                before[new] += between
+        delta = defaultdict(int)
+        for y, c in after.items():
+            delta[b + y] -= c
+            delta[new + y] += c
+        for x, c in before.items():
+            delta[x + a] -= c
+            delta[x + new] += c
+        # The pieces that now hold (x, new) and (new, y), a piece once per site; an empty part lists the pair
+        # `new` alone, dropped below, and (new, new) is looked for. The index may list too much, never too little.
+        owners = list(chain.from_iterable(map(repeat, numbers, sites)))
+        get = where.__getitem__
+        deque(map(list.append, map(get, map(add, lasts, repeat(new))), owners), 0)
+        deque(map(list.append, map(get, map(add, repeat(new), firsts)), owners), 0)
+        if edges is not None:
+            twice = new + new
+            deque(map(list.append, repeat(where[twice]),
+                      compress(numbers, map(str.__contains__, map(words.__getitem__, numbers), repeat(twice)))), 0)
+            where.pop(new, None)
+            if edges:
+                self._recut(edges, delta)
+        return merged, delta, [], 0
+
+    def _recut(self, numbers, delta):
+        """Update the pairs at the cuts next to pieces whose first or last token changed."""
+        words, junction_pair, weight = self.words, self.junction_pair, self.junction_weight
+        left, right, at_cut = self.left, self.right, self.at_cut
+        for number in numbers:
+            for j in chain(self.ends_at.get(number, ()), self.starts_at.get(number, ())):
+                pair = words[left[j]][-1] + words[right[j]][0]
+                old = junction_pair[j]
+                if pair != old:
+                    delta[old] -= weight[j]
+                    delta[pair] += weight[j]
+                    junction_pair[j] = pair
+                    at_cut[pair].append(j)
+
+    def _join(self):
+        """Become LongRows: each long row its pieces' current tokens joined."""
+        words = self.words
+        texts = ["".join(map(words.__getitem__, sequence)) for sequence in self.sequences]
+        self.inner = LongRows(list(zip(self.rows, texts, self.row_weights)), record=False)
+        self.words = self.weights = self.sequences = self.at_cut = self.ends_at = self.starts_at = None
+        self.left = self.right = self.junction_pair = self.junction_weight = self.index = None
+
+    @property
+    def where(self):
+        """pair -> pieces (or, once joined, LongRows' nodes) that held it; the trainer drops the pairs gone."""
+        return self.index if self.inner is None else self.inner.where
+
+    def first_occurrence(self, pair):
+        if self.inner is None:
+            raise NotImplementedError("the first-seen tie-break trains long rows as LongRows")
+        return self.inner.first_occurrence(pair)
+
+
+def _at_an_end(parts):
+    """Whether a piece split at a pair has a site at its start or its end (an empty first or last part)."""
+    return not parts[0] or not parts[-1]
+
+
+def _weighted(keys, weights):
+    """Counter of keys, each counted with its weight."""
+    out = Counter()
+    get = out.get
+    for k, w in zip(keys, weights):
+        out[k] = get(k, 0) + w
+    return out
