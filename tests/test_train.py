@@ -280,19 +280,20 @@ def test_long_rows_equal_the_reference(corpus, tie_break, pretokenizer, num_merg
         assert [s["tokens_after"] for s in result.steps] == result.token_counts[1:]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(corpus=long_corpora, tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]),
-       sites_per_pass=st.sampled_from([0, 4, 3000]))
-def test_long_rows_record_the_same_steps_apart_from_the_excerpts(corpus, tie_break, sites_per_pass):
+       sites_per_pass=st.sampled_from([0, 4, 3000]), piece=st.sampled_from([2, 5, 16, 10**9]))
+def test_long_rows_record_the_same_steps_apart_from_the_excerpts(corpus, tie_break, sites_per_pass, piece):
     """Records from long rows equal the short rows' records; a changed row is an excerpt, with its byte span.
 
-    The excerpts are read off the one str (to the end, part way) or off the linked nodes, and the boundaries
-    (the rank that joined each byte to its left) rebuilt from how each token was made, must agree."""
+    The excerpts are read off the pieces (cut_rows.py, cut every `piece` bytes), the one str (to the end, part
+    way) or the linked nodes, and the boundaries (the rank that joined each byte to its left) rebuilt from how
+    each token was made, must agree."""
     options = dict(num_merges=30, tie_break=tie_break, pretokenizer="bytes", special_tokens=(), record=True)
     short = train(corpus, **options)
-    with long_rows_from(1), one_str_until(sites_per_pass):
+    with long_rows_from(1), one_str_until(sites_per_pass), pieces_of(piece):
         long = train(corpus, **options)
-    with long_rows_from(1), one_str_until(10**9):  # nodes from the first merge on
+    with long_rows_from(1), one_str_until(10**9), pieces_of(10**9):  # nodes from the first merge on
         linked = train(corpus, **options)
     assert long.steps == linked.steps
     spans = [None if r.boundaries is None else {k: list(v) for k, v in r.boundaries.items()} for r in (long, linked)]

@@ -24,28 +24,39 @@ Exact at every step, with no bound to guess:
 Cuts go at the rarest pairs of two different bytes (a run such as aaaa is
 where merges cross), about one per PIECE bytes.
 
-Not here: records and the first-seen tie-break (long_rows.py does those),
-choosing the pair (train.py).
+With records, a merge also notes how each new token was made (the rank
+that joined its parts), from which the boundaries are rebuilt at the end as
+LongRows' one str rebuilds them, and an excerpt of the most frequent changed
+rows, as LongRows makes it. A merge that reuses an id hands over to LongRows
+too (its sites' inner boundaries differ).
+
+Not here: choosing the pair (train.py).
 """
 
+from array import array
 from collections import Counter, defaultdict, deque
 from itertools import chain, compress, islice, repeat
 from operator import add, mul, sub
 
-from .long_rows import LongRows
+from .long_rows import EXCERPT_TOKENS, NEVER, LongRows
 
 PIECE = 2048  # bytes per piece aimed at: a merge's cost grows with its pieces' length, the cuts' count with their number
 _FIRST, _LAST = slice(0, 1), slice(-1, None)
 
 
-def cut_long_rows(rows, piece=None):
+def cut_long_rows(rows, record=False, one_str=True, piece=None):
     """CutRows for [(trainer's row, str of chr(byte), weight)], or None when no cut is worth making.
+
+    With records, every long row must have weight 1 (LongRows' one str, which records hand over to, needs it).
+    `one_str` is passed on to the LongRows a crossing merge hands over to.
 
     >>> rows = cut_long_rows([(0, "ab|ab|ab", 1)], piece=3)
     >>> rows.words, rows.weights  # cut before each "|" (b| is the rarest pair), each piece kept once
     (['ab', '|ab'], [1, 2])
     """
     piece = PIECE if piece is None else piece
+    if record and any(weight != 1 for _, _, weight in rows):
+        return None
     counts = Counter()
     for _, text, weight in rows:
         found = Counter(map(add, text, text[1:]))
@@ -62,22 +73,31 @@ def cut_long_rows(rows, piece=None):
         cuts += count
     if not chosen:
         return None
-    return CutRows(rows, counts, chosen)
+    return CutRows(rows, counts, chosen, record, one_str)
 
 
 class CutRows:
     """Long rows as a weighted table of pieces, with the pairs at the cuts; the interface of long_rows.LongRows."""
 
-    def __init__(self, rows, counts, cut_pairs):
+    def __init__(self, rows, counts, cut_pairs, record=False, one_str=True):
         self.rows = [row for row, _, _ in rows]  # index -> the trainer's row number
         self.row_weights = [weight for _, _, weight in rows]
-        self.record = False
+        self.record = record
+        self.one_str = one_str
         self.inner = None  # the LongRows, once a merge crosses a cut
+        self.first_at = {}  # pair -> its first occurrence, until a merge changes the pair's count
+        # With records: each token's length in bytes and how each merged token was made (its parts and rank),
+        # from which the boundaries are rebuilt at the end, as LongRows' one str keeps them.
+        self.tok_len = {chr(i): 1 for i in range(256)}  # first occurrences are byte offsets: kept without records too
+        self.made = {} if record else None
         self._work = 0  # tokens of the pieces split, over all merges (tests check it stays linear)
         self._counts = counts
         self.words = []  # piece -> str of chr(id)
         self.weights = []  # piece -> its occurrences, weighted by the long rows' weights
         self.sequences = []  # long row -> [piece], in order
+        self.starts = []  # long row -> [byte offset of each of its pieces]: cuts are never crossed, so fixed
+        self.occurrences = defaultdict(list)  # piece -> [(long row, place in its sequence)], in order
+        self.row_bytes = [len(text) for _, text, _ in rows]
         index = {}
         for _, text, weight in rows:
             positions = set()
@@ -87,6 +107,7 @@ class CutRows:
                     positions.add(at + 1)
                     at = text.find(pair, at + 1)
             ends = sorted(positions) + [len(text)]
+            self.starts.append([0] + ends[:-1])
             sequence, start = [], 0
             for end in ends:
                 text_piece = text[start:end]
@@ -97,6 +118,7 @@ class CutRows:
                     self.words.append(text_piece)
                     self.weights.append(0)
                 self.weights[number] += weight
+                self.occurrences[number].append((len(self.sequences), len(sequence)))
                 sequence.append(number)
             self.sequences.append(sequence)
         # The cuts: junction j lies between pieces left[j] and right[j] of a long row of weight junction_weight[j].
@@ -105,9 +127,11 @@ class CutRows:
         self.starts_at = defaultdict(list)  # piece -> junctions it starts
         self.at_cut = defaultdict(list)  # pair -> junctions that held it (stale ones are checked)
         words = self.words
-        for sequence, weight in zip(self.sequences, self.row_weights):
-            for left, right in zip(sequence, sequence[1:]):
+        self.junction_place = []  # junction -> (long row, place of the piece before it)
+        for long_row, (sequence, weight) in enumerate(zip(self.sequences, self.row_weights)):
+            for place, (left, right) in enumerate(zip(sequence, sequence[1:])):
                 j = len(self.left)
+                self.junction_place.append((long_row, place))
                 self.left.append(left)
                 self.right.append(right)
                 self.junction_weight.append(weight)
@@ -144,13 +168,20 @@ class CutRows:
 
     # -- a merge -------------------------------------------------------------
     def merge(self, pair, new, rank, keep, left_bytes):
-        """As LongRows.merge: (merged, delta, changed, rows_hit); no records here, so changed is [] and rows_hit 0."""
+        """As LongRows.merge: (merged, delta, changed, rows_hit), changed and rows_hit with records on."""
         if self.inner is None:
             held = self.at_cut.get(pair)
             if held and pair in map(self.junction_pair.__getitem__, held):
                 self._join()  # the pair sits at a cut: on from here as one sequence per row
+            elif self.made is not None and new in self.tok_len:
+                self._join()  # a merge that reuses an id: its sites' inner boundaries differ, LongRows links bytes
         if self.inner is not None:
             return self.inner.merge(pair, new, rank, keep, left_bytes)
+        if self.first_at:
+            self.first_at.pop(pair, None)
+        self.tok_len[new] = left_bytes + self.tok_len[pair[1]]
+        if self.made is not None:
+            self.made[new] = pair[0], pair[1], rank
         listed = self.index.pop(pair, None)
         if not listed:
             return 0, {}, [], 0
@@ -165,6 +196,7 @@ class CutRows:
             numbers, parts, counts = (list(compress(x, held)) for x in (numbers, parts, counts))
             if not numbers:
                 return 0, {}, [], 0
+        excerpts, rows_hit = self._excerpts_before(numbers, parts, keep) if self.made is not None else (None, 0)
         deque(map(words.__setitem__, numbers, map(new.join, parts)), 0)
         weights = list(map(self.weights.__getitem__, numbers))
         sites = list(map(sub, counts, repeat(1)))
@@ -215,7 +247,12 @@ class CutRows:
             where.pop(new, None)
             if edges:
                 self._recut(edges, delta)
-        return merged, delta, [], 0
+        if self.first_at:
+            forget = self.first_at.pop
+            for k in delta:
+                forget(k, None)
+        changed = self._excerpts_after(excerpts) if excerpts else []
+        return merged, delta, changed, rows_hit
 
     def _recut(self, numbers, delta):
         """Update the pairs at the cuts next to pieces whose first or last token changed."""
@@ -235,9 +272,13 @@ class CutRows:
         """Become LongRows: each long row its pieces' current tokens joined."""
         words = self.words
         texts = ["".join(map(words.__getitem__, sequence)) for sequence in self.sequences]
-        self.inner = LongRows(list(zip(self.rows, texts, self.row_weights)), record=False)
+        if self.made is not None:
+            self.inner = LongRows.resume(list(zip(self.rows, self.row_weights)), texts, self.tok_len, self.made)
+        else:
+            self.inner = LongRows(list(zip(self.rows, texts, self.row_weights)), record=False, one_str=self.one_str)
         self.words = self.weights = self.sequences = self.at_cut = self.ends_at = self.starts_at = None
         self.left = self.right = self.junction_pair = self.junction_weight = self.index = None
+        self.occurrences = self.starts = self.junction_place = self.tok_len = self.made = None
 
     @property
     def where(self):
@@ -245,9 +286,127 @@ class CutRows:
         return self.index if self.inner is None else self.inner.where
 
     def first_occurrence(self, pair):
-        if self.inner is None:
-            raise NotImplementedError("the first-seen tie-break trains long rows as LongRows")
-        return self.inner.first_occurrence(pair)
+        """(trainer's row, position) of the pair's first occurrence, or None; positions grow along a row.
+
+        Pieces are numbered in the order they first occur, so the first piece that holds the pair holds its
+        first occurrence inside a piece; junctions are numbered in order too. A position is a byte offset,
+        which a merge elsewhere does not move (as LongRows' nodes)."""
+        if self.inner is not None:
+            return self.inner.first_occurrence(pair)
+        found = self.first_at.get(pair, False)
+        if found is not False:
+            return found
+        found = None
+        words, tok_len = self.words, self.tok_len
+        for number in sorted(set(self.index.get(pair, ()))):
+            at = words[number].find(pair)
+            if at >= 0:
+                long_row, place = self.occurrences[number][0]
+                found = long_row, self._offset(long_row, place, words[number], at)
+                break
+        junction_pair = self.junction_pair
+        for j in sorted(set(self.at_cut.get(pair, ()))):
+            if junction_pair[j] == pair:
+                long_row, place = self.junction_place[j]
+                other = long_row, self.starts[long_row][place + 1] - tok_len[words[self.left[j]][-1]]
+                if found is None or other < found:
+                    found = other
+                break
+        if found is not None:
+            found = self.rows[found[0]], found[1]
+        self.first_at[pair] = found
+        return found
+
+    # -- records ---------------------------------------------------------------
+    def _excerpts_before(self, numbers, parts, keep):
+        """Each changed long row's first site, and for up to `keep` of them (most frequent first, as
+        LongRows chooses) the tokens around it before the merge; see `_excerpts_after`."""
+        first = {}  # long row -> (place, token) of its first site
+        for number, split in zip(numbers, parts):
+            at = len(split[0])
+            for long_row, place in self.occurrences[number]:
+                old = first.get(long_row)
+                if old is None or place < old[0]:
+                    first[long_row] = place, at
+        if not keep:
+            return None, len(first)
+        chosen = sorted(first, key=lambda i: (-self.row_weights[i], self.rows[i]))[:keep]
+        words, out = self.words, []
+        for long_row in chosen:
+            place, at = first[long_row]
+            sequence = self.sequences[long_row]
+            low = high = place
+            before = at  # tokens in the window before the site
+            while before < EXCERPT_TOKENS and low > 0:
+                low -= 1
+                before += len(words[sequence[low]])
+            after = len(words[sequence[place]]) - at
+            while after < 3 * EXCERPT_TOKENS and high + 1 < len(sequence):
+                high += 1
+                after += len(words[sequence[high]])
+            window = "".join(map(words.__getitem__, sequence[low:high + 1]))
+            # The byte offset of the excerpt's first token, counted from the nearer end of the site's piece.
+            left = max(before - EXCERPT_TOKENS, 0)
+            if left >= before - at:
+                left_byte = self._offset(long_row, place, words[sequence[place]], at - (before - left))
+            else:
+                left_byte = self.starts[long_row][place] - sum(map(self.tok_len.__getitem__, window[left:before - at]))
+            out.append((long_row, low, high, window, before, left_byte))
+        return out, len(first)
+
+    def _offset(self, long_row, place, text, at):
+        """The byte offset in its row of token `at` of the piece `text` at `place`, summed from the nearer end."""
+        starts = self.starts[long_row]
+        if 2 * at <= len(text):
+            return starts[place] + sum(map(self.tok_len.__getitem__, text[:at]))
+        end = starts[place + 1] if place + 1 < len(starts) else self.row_bytes[long_row]
+        return end - sum(map(self.tok_len.__getitem__, text[at:]))
+
+    def _excerpts_after(self, excerpts):
+        """[(row, weight, before, after, cut)] as LongRows makes them: up to EXCERPT_TOKENS tokens before the
+        first site, up to 2 * EXCERPT_TOKENS + 6 from there, and the tokens after the merge over the same bytes."""
+        tok_len, words, changed = self.tok_len, self.words, []
+        for long_row, low, high, window, site, left_byte in excerpts:
+            row_bytes = self.row_bytes[long_row]
+            left = max(site - EXCERPT_TOKENS, 0)
+            nodes = window[left:left + 2 * EXCERPT_TOKENS + 6]
+            at = site - left
+            if at + 2 + EXCERPT_TOKENS < len(nodes):
+                target = left_byte + sum(map(tok_len.__getitem__, nodes[:at + 2 + EXCERPT_TOKENS]))
+            else:
+                target = row_bytes
+            merged = "".join(map(words.__getitem__, self.sequences[long_row][low:high + 1]))
+            node, i, after = left_byte, left, []  # no site lies before this one in the row: same tokens up to it
+            while node < target and i < len(merged):
+                after.append(merged[i])
+                node += tok_len[merged[i]]
+                i += 1
+            stop = min(node, row_bytes)
+            kept, node = [], left_byte
+            for t in nodes:
+                if node >= stop:
+                    break
+                kept.append(t)
+                node += tok_len[t]
+            changed.append((self.rows[long_row], self.row_weights[long_row], kept, after,
+                            {"start": left_byte, "end": stop, "bytes": row_bytes}))
+        return changed
+
+    def gone_by_row(self):
+        """{trainer's row: array of the rank that removed each byte boundary}, rebuilt from how each token was made."""
+        if self.inner is not None:
+            return self.inner.gone_by_row()
+        inside = {ch: b"" for ch in self.tok_len}  # token -> the ranks of its inner boundaries, as int32 bytes
+        for ch, (a, b, rank) in self.made.items():  # in the order made: a token's parts come before it
+            inside[ch] = inside[a] + array("i", [rank]).tobytes() + inside[b]
+        never = array("i", [NEVER]).tobytes()
+        whole = {ch: never + pattern for ch, pattern in inside.items()}
+        out = {}
+        for row, sequence in zip(self.rows, self.sequences):
+            gone = array("i")
+            gone.frombytes(b"".join(map(whole.__getitem__, "".join(map(self.words.__getitem__, sequence)))))
+            out[row] = gone
+        return out
 
 
 def _at_an_end(parts):

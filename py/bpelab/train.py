@@ -451,11 +451,11 @@ class _Trainer:
         long_row = LONG_ROW if long_row is None else long_row
         long = [(row, w, c) for row, (w, c) in enumerate(zip(self.words, self.counts)) if len(w) >= long_row]
         # The long rows; their words are left empty.
-        self.long = None
-        if long and not record and settings.tie_break != "first-seen":
-            self.long = cut_long_rows(long)  # pieces trained as a table, while no merge crosses a cut
+        one_str = settings.tie_break != "first-seen"
+        # Pieces trained as a table while no merge crosses a cut (cut_rows.py), else linked nodes from the start.
+        self.long = cut_long_rows(long, record, one_str) if long else None
         if long and self.long is None:
-            self.long = LongRows(long, record, one_str=settings.tie_break != "first-seen")
+            self.long = LongRows(long, record, one_str=one_str)
         for row, _, _ in long:
             self.words[row] = ""
         self.long_pieces = [pieces[row][0] for row, _, _ in long]
