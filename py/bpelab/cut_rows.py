@@ -40,7 +40,18 @@ from operator import add, mul, sub
 
 from .long_rows import EXCERPT_TOKENS, NEVER, LongRows
 
-PIECE = 2048  # bytes per piece aimed at: a merge's cost grows with its pieces' length, the cuts' count with their number
+try:  # Counter's own counting loop, in C; called directly, without Counter's checks on each (small) call
+    from collections import _count_elements
+except ImportError:  # pragma: no cover - every CPython and Pyodide has it
+    def _count_elements(mapping, iterable):
+        get = mapping.get
+        for element in iterable:
+            mapping[element] = get(element, 0) + 1
+
+PIECE = 4096  # bytes per piece aimed at: a merge's cost grows with its pieces' length, the cuts' count with their number
+_SAMPLE, _SAMPLE_BLOCKS = 65536, 64  # characters of the sample in which rare pairs are looked for, in blocks
+_TRIES = 1000  # rare pairs of the sample looked for in the whole text, at most
+_DENSE = 16  # sites a piece from which a merge lists each piece once per new pair, not once per site
 _FIRST, _LAST = slice(0, 1), slice(-1, None)
 
 
@@ -57,29 +68,57 @@ def cut_long_rows(rows, record=False, one_str=True, piece=None):
     piece = PIECE if piece is None else piece
     if record and any(weight != 1 for _, _, weight in rows):
         return None
-    counts = Counter()
-    for _, text, weight in rows:
-        found = Counter(map(add, text, text[1:]))
-        if weight != 1:
-            for pair in found:
-                found[pair] *= weight
-        counts.update(found)
-    wanted = sum(len(text) for _, text, _ in rows) // piece
-    chosen, cuts = [], 0
-    for count, pair in sorted((count, pair) for pair, count in counts.items() if pair[0] != pair[1]):
-        if cuts >= wanted:
+    texts = [text for _, text, _ in rows]
+    total = sum(map(len, texts))
+    wanted = total // piece
+    if not wanted:
+        return None
+    # Rare pairs are found in a sample (blocks spread over the text), then each is found in the whole text,
+    # which gives its true count: one pass of str.find per pair, a pair kept only if it is about as rare as
+    # the sample says. The cuts' rarity only makes training fast; the pairs at the cuts keep it exact.
+    sample = "\0".join(_blocks(texts))
+    scale = total / max(1, len(sample))
+    seen = Counter(map(add, sample, sample[1:]))
+    chosen, cuts, tried = {}, 0, 0
+    for count, pair in sorted((count, pair) for pair, count in seen.items() if pair[0] != pair[1] and "\0" not in pair):
+        if cuts >= wanted or tried >= _TRIES:
             break
-        chosen.append(pair)
-        cuts += count
+        tried += 1
+        found = [_positions(text, pair) for text in texts]
+        found_count = sum(map(len, found))
+        if found_count <= 1.5 * scale * count:
+            chosen[pair] = found
+            cuts += found_count
     if not chosen:
         return None
-    return CutRows(rows, counts, chosen, record, one_str)
+    return CutRows(rows, chosen, record, one_str)
+
+
+def _blocks(texts):
+    """A quarter of the texts (at least _SAMPLE characters), as _SAMPLE_BLOCKS blocks spread evenly over them."""
+    total = sum(map(len, texts))
+    if total <= _SAMPLE:
+        return texts
+    size = max(_SAMPLE, total // 4) // _SAMPLE_BLOCKS
+    step = total // _SAMPLE_BLOCKS
+    whole = texts[0] if len(texts) == 1 else "\0".join(texts)
+    return [whole[i:i + size] for i in range(0, len(whole) - size + 1, step)]
+
+
+def _positions(text, pair):
+    """The offsets just after the pair's first character, wherever it occurs in the text."""
+    out = []
+    at = text.find(pair)
+    while at >= 0:
+        out.append(at + 1)
+        at = text.find(pair, at + 1)
+    return out
 
 
 class CutRows:
     """Long rows as a weighted table of pieces, with the pairs at the cuts; the interface of long_rows.LongRows."""
 
-    def __init__(self, rows, counts, cut_pairs, record=False, one_str=True):
+    def __init__(self, rows, cuts, record=False, one_str=True):
         self.rows = [row for row, _, _ in rows]  # index -> the trainer's row number
         self.row_weights = [weight for _, _, weight in rows]
         self.record = record
@@ -91,7 +130,6 @@ class CutRows:
         self.tok_len = {chr(i): 1 for i in range(256)}  # first occurrences are byte offsets: kept without records too
         self.made = {} if record else None
         self._work = 0  # tokens of the pieces split, over all merges (tests check it stays linear)
-        self._counts = counts
         self.words = []  # piece -> str of chr(id)
         self.weights = []  # piece -> its occurrences, weighted by the long rows' weights
         self.sequences = []  # long row -> [piece], in order
@@ -99,14 +137,8 @@ class CutRows:
         self.occurrences = defaultdict(list)  # piece -> [(long row, place in its sequence)], in order
         self.row_bytes = [len(text) for _, text, _ in rows]
         index = {}
-        for _, text, weight in rows:
-            positions = set()
-            for pair in cut_pairs:
-                at = text.find(pair)
-                while at >= 0:
-                    positions.add(at + 1)
-                    at = text.find(pair, at + 1)
-            ends = sorted(positions) + [len(text)]
+        for long_row, (_, text, weight) in enumerate(rows):
+            ends = sorted(set(chain.from_iterable(found[long_row] for found in cuts.values()))) + [len(text)]
             self.starts.append([0] + ends[:-1])
             sequence, start = [], 0
             for end in ends:
@@ -142,8 +174,16 @@ class CutRows:
                 self.at_cut[pair].append(j)
         self.index = defaultdict(list)  # pair -> pieces that held it (repeats and stale ones are skipped)
         get = self.index.__getitem__
-        for number, text_piece in enumerate(words):
-            deque(map(list.append, map(get, set(map(add, text_piece, text_piece[1:]))), repeat(number)), 0)
+        self._counts = counts = Counter()  # the pairs in the pieces, each piece counted once with its weight
+        for number, (text_piece, weight) in enumerate(zip(words, self.weights)):
+            found = Counter(map(add, text_piece, text_piece[1:]))
+            deque(map(list.append, map(get, found), repeat(number)), 0)
+            if weight != 1:
+                for pair in found:
+                    found[pair] *= weight
+            counts.update(found)
+        for pair, weight in zip(self.junction_pair, self.junction_weight):
+            counts[pair] += weight
 
     @property
     def work(self):
@@ -207,39 +247,47 @@ class CutRows:
         firsts = list(map(str.__getitem__, chain.from_iterable(map(islice, parts, repeat(1), repeat(None))),
                           repeat(_FIRST)))
         lasts = list(map(str.__getitem__, chain.from_iterable(map(islice, parts, sites)), repeat(_LAST)))
+        after, before = {}, {}
         if weights.count(weights[0]) == len(weights):
-            w = weights[0]
-            after, before = Counter(firsts), Counter(lasts)
-            if w != 1:
-                for found in (after, before):
-                    for k in found:
-                        found[k] *= w
+            w = weights[0]  # one weight (most merges): counted in C, the weight applied per distinct neighbour
+            _count_elements(after, firsts)
+            _count_elements(before, lasts)
         else:
+            w = 1
             site_weights = list(chain.from_iterable(map(repeat, weights, sites)))
             after, before = _weighted(firsts, site_weights), _weighted(lasts, site_weights)
         a, b = pair
         edges = None
         if "" in after or "" in before:
             edges = list(compress(numbers, map(_at_an_end, parts)))
-            ends = sum(self.weights[n] for n, p in zip(numbers, parts) if not p[-1])
+            ends = sum(self.weights[n] for n, p in zip(numbers, parts) if not p[-1]) // w
             between = after.pop("", 0) - ends
             before.pop("", None)
             if between:
-                after[a] += between
-                before[new] += between
+                after[a] = after.get(a, 0) + between
+                before[new] = before.get(new, 0) + between
         delta = defaultdict(int)
         for y, c in after.items():
+            c *= w
             delta[b + y] -= c
             delta[new + y] += c
         for x, c in before.items():
+            c *= w
             delta[x + a] -= c
             delta[x + new] += c
         # The pieces that now hold (x, new) and (new, y), a piece once per site; an empty part lists the pair
         # `new` alone, dropped below, and (new, new) is looked for. The index may list too much, never too little.
-        owners = list(chain.from_iterable(map(repeat, numbers, sites)))
         get = where.__getitem__
-        deque(map(list.append, map(get, map(add, lasts, repeat(new))), owners), 0)
-        deque(map(list.append, map(get, map(add, repeat(new), firsts)), owners), 0)
+        if len(firsts) < _DENSE * len(numbers):
+            owners = list(chain.from_iterable(map(repeat, numbers, sites)))
+            deque(map(list.append, map(get, map(add, lasts, repeat(new))), owners), 0)
+            deque(map(list.append, map(get, map(add, repeat(new), firsts)), owners), 0)
+        else:  # many sites a piece (the first merges): each piece once per distinct pair
+            for number, split, n in zip(numbers, parts, sites):
+                xs = set(map(str.__getitem__, islice(split, n), repeat(_LAST)))
+                ys = set(map(str.__getitem__, islice(split, 1, None), repeat(_FIRST)))
+                deque(map(list.append, map(get, map(add, xs, repeat(new))), repeat(number)), 0)
+                deque(map(list.append, map(get, map(add, repeat(new), ys)), repeat(number)), 0)
         if edges is not None:
             twice = new + new
             deque(map(list.append, repeat(where[twice]),
@@ -415,8 +463,8 @@ def _at_an_end(parts):
 
 
 def _weighted(keys, weights):
-    """Counter of keys, each counted with its weight."""
-    out = Counter()
+    """{key: count}, each key counted with its weight."""
+    out = {}
     get = out.get
     for k, w in zip(keys, weights):
         out[k] = get(k, 0) + w

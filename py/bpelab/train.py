@@ -718,8 +718,10 @@ class _Trainer:
                     continue
                 if now < floor:
                     waiting[now].append(k)
+                elif sort_keys is not None:  # self.entry, inlined
+                    push(heap, (-now, sort_keys[k[0]], sort_keys[k[1]], k))
                 else:
-                    push(heap, self.entry(now, k))
+                    push(heap, (-now, k))
         self.tokens -= merged_total
         self.token_counts.append(self.tokens)
         pair_counts.pop(pair, None)  # gone, with the (a, a) neighbours of an (a, a) merge
