@@ -12,7 +12,7 @@ piece once.
 
 Exact at every step, with no bound to guess:
 
-- the pair at each cut (`junctions`: the last token before it, the first
+- the pair at each cut (`junction_pair`: the last token before it, the first
   after it) is counted in the pair counts as any other pair, and updated when
   a merge changes a piece's first or last token, so the trainer chooses from
   the true counts;
@@ -21,8 +21,9 @@ Exact at every step, with no bound to guess:
   tokens), which train on from there. At the site's sizes that comes, if at
   all, near the end, when merges have few sites.
 
-Cuts go at the rarest pairs of two different bytes (a run such as aaaa is
-where merges cross), about one per PIECE bytes.
+Cuts go at rare pairs of two different bytes (a run such as aaaa is where
+merges cross), about one per PIECE bytes: pairs rare in a sample of the text,
+each then found in the whole text, which gives its true count.
 
 With records, a merge also notes how each new token was made (the rank
 that joined its parts), from which the boundaries are rebuilt at the end as
