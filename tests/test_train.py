@@ -240,13 +240,14 @@ def one_str_until(sites_per_pass):
 
 @contextlib.contextmanager
 def pieces_of(size):
-    """Cut long rows into pieces of about `size` bytes (cut_rows.py; the default is cut_rows.PIECE)."""
-    saved = cut_rows_module.PIECE
-    cut_rows_module.PIECE = size
+    """Cut long rows into pieces of about `size` bytes (cut_rows.py; the default is cut_rows.PIECE), whether or
+    not the pieces repeat (by default they are used only when their distinct ones hold at most half the text)."""
+    saved = cut_rows_module.PIECE, cut_rows_module._DISTINCT
+    cut_rows_module.PIECE, cut_rows_module._DISTINCT = size, 1.0
     try:
         yield
     finally:
-        cut_rows_module.PIECE = saved
+        cut_rows_module.PIECE, cut_rows_module._DISTINCT = saved
 
 
 @settings(max_examples=250, deadline=None)
@@ -328,7 +329,7 @@ GENESIS = ROOT / "web" / "samples" / "kjv-genesis.txt"
 
 
 @pytest.mark.parametrize("tie_break", ["greater", "smaller-id", "first-seen"])
-@pytest.mark.parametrize("text", ["genesis", "mixed scripts", "runs"])
+@pytest.mark.parametrize("text", ["genesis", "genesis three times", "mixed scripts", "runs"])
 def test_bytes_on_long_texts_equals_the_plain_trainer(text, tie_break):
     """One long document per text, several scripts and long runs of one byte: long rows give the short rows' merges.
 
@@ -337,6 +338,7 @@ def test_bytes_on_long_texts_equals_the_plain_trainer(text, tie_break):
     """
     sources = {
         "genesis": GENESIS.read_text(encoding="utf-8")[:30_000],
+        "genesis three times": GENESIS.read_text(encoding="utf-8")[:10_000] * 3,  # repeated pieces: cut_rows.py
         "mixed scripts": (ROOT / "tests" / "data" / "multilingual_edge.txt").read_text(encoding="utf-8") * 3,
         "runs": "".join(ch * n for n in range(1, 60) for ch in "a \n的é") * 4,
     }
