@@ -562,6 +562,76 @@ def test_a_toy_samples_settings_go_when_another_sample_is_picked(site):
     site.set_hash("")
 
 
+def hold_sample_text(page, sample_file):
+    """Hold back the sample file's fetch until window.releaseSample() (a slow network, on cue)."""
+    page.evaluate("""(file) => {
+        const real = window.fetch;
+        const held = new Promise((resolve) => { window.releaseSample = resolve; });
+        window.fetch = async (url, ...rest) => {
+            if (String(url).endsWith("/" + file)) { window.fetch = real; await held; }
+            return real(url, ...rest);
+        };
+    }""", sample_file)
+
+
+@pytest.mark.parametrize("field, typed", [
+    ("#size", "600"),  # CI's flake: the field was rewritten between select-all and the typing, making 1000600
+    ("#min_count", "3"),
+    ("#special_tokens", "<s>"),
+])
+def test_a_sample_arriving_mid_edit_leaves_the_field_being_typed_in_alone(site, field, typed):
+    """Seed 000's 4 merges, min count 2 and no special token go back to the defaults when another sample
+    arrives, but not in the field the user has in hand: its select-all must still be there for the typing."""
+    page = site.page
+    site.set_hash("")
+    page.select_option("#sample", "seed000-abab")
+    expect(page.locator("#size")).to_have_value("4")
+    hold_sample_text(page, "kjv-genesis.txt")
+    page.select_option("#sample", "kjv-genesis")
+    page.locator(field).focus()
+    page.locator(field).evaluate("node => node.select()")
+    page.evaluate("window.releaseSample()")
+    expect(page.locator("#sample-info")).to_contain_text("Genesis")
+    expect(page.locator("#pretokenizer")).to_have_value("gpt2")  # the fields not in hand did go back
+    page.keyboard.insert_text(typed)
+    expect(page.locator(field)).to_have_value(typed)
+    page.locator("#clear-text").click()
+    site.set_hash("")
+
+
+def test_a_setting_changed_while_a_sample_loads_is_kept(site):
+    page = site.page
+    site.set_hash("")
+    page.select_option("#sample", "seed000-abab")
+    expect(page.locator("#pretokenizer")).to_have_value("bytes")
+    hold_sample_text(page, "handbook-ru.txt")
+    page.select_option("#sample", "handbook-ru")
+    page.locator("#size").fill("7")
+    page.locator("#pretokenizer").select_option("whitespace")
+    page.locator("#text").focus()  # nothing of the form in hand when the sample arrives
+    page.evaluate("window.releaseSample()")
+    expect(page.locator("#sample-info")).to_contain_text("Russian")
+    expect(page.locator("#size")).to_have_value("7")
+    expect(page.locator("#pretokenizer")).to_have_value("whitespace")
+    expect(page.locator("input[name=size_mode][value=vocab]")).to_be_checked()  # the toy's merges mode is gone
+    page.locator("#clear-text").click()
+    site.set_hash("")
+
+
+@pytest.mark.parametrize("mode, what", [("vocab", "vocabulary size"), ("merges", "number of merges")])
+def test_a_size_over_what_a_link_can_carry_is_refused(site, mode, what):
+    page = site.page
+    site.set_text("some text")
+    page.locator(f"input[name=size_mode][value={mode}]").check()
+    page.locator("#size").fill("1000600")
+    page.locator("#train").click()
+    expect(page.locator("#size-error")).to_have_text(f"The {what} must be at most 1,000,000, got 1,000,600.")
+    expect(page.locator("#size")).to_be_focused()
+    page.locator("input[name=size_mode][value=vocab]").check()
+    page.locator("#size").fill("1000")
+    page.locator("#clear-text").click()
+
+
 def test_a_custom_pattern_is_checked_as_it_is_typed(site):
     page = site.page
     site.set_text("Hello world, 2024!")

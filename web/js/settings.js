@@ -105,6 +105,11 @@ export function validate(settings) {
   } else if (!Number.isInteger(settings.size) || settings.size < 0) {
     problems.push(`The number of merges must be a whole number of at least 0, got ${given(settings.size)}.`);
   }
+  // A link carries at most MAX_VOCAB (fromHash): a larger size could not be shared, so it is refused here too.
+  if (Number.isInteger(settings.size) && settings.size > MAX_VOCAB) {
+    const what = settings.size_mode === "vocab" ? "vocabulary size" : "number of merges";
+    problems.push(`The ${what} must be at most ${MAX_VOCAB.toLocaleString("en-US")}, got ${settings.size.toLocaleString("en-US")}.`);
+  }
   if (!Number.isInteger(settings.min_count) || settings.min_count < 1) {
     problems.push(`The minimum pair count must be a whole number of at least 1, got ${given(settings.min_count)}.`);
   }

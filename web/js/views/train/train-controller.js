@@ -252,6 +252,7 @@ export function initTrain() {
   initText({
     importFiles,
     showSettings: writeForm,
+    readSettings: readForm,
     onTextChanged: () => { if (state.pendingTruncation) dismissLimitDialog(); },
     onTextInput: () => { if (state.settings.pretokenizer === "custom") checkPatternSoon(); },
     // A sample is text or word counts: it goes in its own box, and the switch follows it.

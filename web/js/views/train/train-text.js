@@ -54,6 +54,8 @@ function snapshot() {
   return { text: state.text.value, files: [...state.files], sample: state.sample, settings: structuredClone(state.settings), preset: state.preset };
 }
 
+const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
 function hasUserText() {
   return (state.text.value.length > 0 && !state.sample) || state.files.length > 0;
 }
@@ -203,6 +205,7 @@ async function loadSample(id, { applySettings = true } = {}) {
   const sample = state.samples.find((s) => s.id === id);
   if (!sample) { setSample(null); updateCounter(); return; }
   const before = hasUserText() ? snapshot() : null;
+  const shownAtPick = hooks.readSettings();
   let text;
   try {
     text = await sampleText(sample.id);
@@ -217,12 +220,18 @@ async function loadSample(id, { applySettings = true } = {}) {
   renderFiles();
   setSample(sample);
   if (applySettings) {
+    // What the user set while the sample loaded, or is typing now, is theirs: the sample leaves it alone
+    // (rewriting a field between its select-all and the typed text would make 1000600 of 600).
+    const shown = hooks.readSettings();
+    state.settings = { ...shown };
+    const editing = ui.form.contains(document.activeElement) ? document.activeElement.name : "";
+    const usersOwn = (key) => key === editing || !sameValue(shown[key], shownAtPick[key]);
     // A toy sample's settings (4 merges, bytes, ...) would be odd for the next text: those the
     // user has not changed since go back to the defaults.
     const preset = state.preset || {};
     let changed = false;
     for (const [key, value] of Object.entries(preset)) {
-      if (JSON.stringify(state.settings[key]) === JSON.stringify(value)) {
+      if (!usersOwn(key) && sameValue(state.settings[key], value)) {
         state.settings[key] = Array.isArray(DEFAULTS[key]) ? [...DEFAULTS[key]] : DEFAULTS[key];
         changed = true;
       }
@@ -230,7 +239,9 @@ async function loadSample(id, { applySettings = true } = {}) {
     state.preset = null;
     if (sample.settings) {
       // Toy corpora come with the settings of the lesson that uses them, so its numbers reappear.
-      Object.assign(state.settings, sample.settings);
+      for (const [key, value] of Object.entries(sample.settings)) {
+        if (!usersOwn(key)) state.settings[key] = Array.isArray(value) ? [...value] : value;
+      }
       state.preset = { ...sample.settings };
       changed = true;
     }
@@ -262,8 +273,8 @@ function dropZone(zone, onFiles) {
   });
 }
 
-export function initText({ onTextInput, importFiles, showSettings, onTextChanged, showSampleInput }) {
-  hooks = { showSettings, onTextChanged, showSampleInput };
+export function initText({ onTextInput, importFiles, showSettings, readSettings, onTextChanged, showSampleInput }) {
+  hooks = { showSettings, readSettings, onTextChanged, showSampleInput };
   state.samplesReady = new Promise((resolve) => { state.samplesLoaded = resolve; });
   dropZone(ui.textDrop, addFiles);
   dropZone(ui.importDrop, importFiles);
