@@ -17,6 +17,7 @@ from bpelab.train import CorpusInfo, truncate_documents
 ROOT = Path(__file__).resolve().parents[1]
 train_module = importlib.import_module("bpelab.train")  # `bpelab.train` the attribute is the function
 long_rows_module = importlib.import_module("bpelab.long_rows")
+cut_rows_module = importlib.import_module("bpelab.cut_rows")
 
 # Small alphabets make many repeated pairs, ties and overlaps (aaa) — the hard cases.
 _alphabet = st.sampled_from(list("aab ba\n\tcé😀") + ["  ", "ab", "<|x|>"])
@@ -237,7 +238,19 @@ def one_str_until(sites_per_pass):
         long_rows_module._SITES_PER_PASS = saved
 
 
-@settings(max_examples=150, deadline=None)
+@contextlib.contextmanager
+def pieces_of(size):
+    """Cut long rows into pieces of about `size` bytes (cut_rows.py; the default is cut_rows.PIECE), whether or
+    not the pieces repeat (by default they are used only when their distinct ones hold at most half the text)."""
+    saved = cut_rows_module.PIECE, cut_rows_module._DISTINCT
+    cut_rows_module.PIECE, cut_rows_module._DISTINCT = size, 1.0
+    try:
+        yield
+    finally:
+        cut_rows_module.PIECE, cut_rows_module._DISTINCT = saved
+
+
+@settings(max_examples=250, deadline=None)
 @given(
     corpus=long_corpora,
     tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]),
@@ -247,18 +260,20 @@ def one_str_until(sites_per_pass):
     record=st.booleans(),
     sites_per_pass=st.sampled_from([0, 4, 3000, 10**9]),
     repeat=st.booleans(),
+    piece=st.sampled_from([2, 5, 16, 10**9]),
 )
 def test_long_rows_equal_the_reference(corpus, tie_break, pretokenizer, num_merges, long_row, record,
-                                       sites_per_pass, repeat):
+                                       sites_per_pass, repeat, piece):
     """Long single documents, aaa-style runs and repeated long rows: every tie-break, as the reference trains.
 
-    Long rows start as one str (no records, no repeated row) and become linked nodes when merges thin out:
-    from the start, after one merge, part way, or never.
+    Long rows are cut into pieces of `piece` bytes (10**9: not cut), which join when a merge crosses a cut;
+    uncut or joined, they start as one str (no records, no repeated row) and become linked nodes when merges
+    thin out: from the start, after one merge, part way, or never.
     """
     if repeat:
         corpus = corpus + corpus[:1]  # a long row that repeats has a weight above 1
     options = dict(num_merges=num_merges, tie_break=tie_break, pretokenizer=pretokenizer, special_tokens=())
-    with long_rows_from(long_row), one_str_until(sites_per_pass):
+    with long_rows_from(long_row), one_str_until(sites_per_pass), pieces_of(piece):
         result = train(corpus, record=record, **options)
     merges, counts, vocab = reference_train(corpus, **options)
     assert (result.merges, result.merge_counts, result.tokenizer.vocab) == (merges, counts, vocab)
@@ -266,19 +281,20 @@ def test_long_rows_equal_the_reference(corpus, tie_break, pretokenizer, num_merg
         assert [s["tokens_after"] for s in result.steps] == result.token_counts[1:]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(corpus=long_corpora, tie_break=st.sampled_from(["greater", "smaller-id", "first-seen"]),
-       sites_per_pass=st.sampled_from([0, 4, 3000]))
-def test_long_rows_record_the_same_steps_apart_from_the_excerpts(corpus, tie_break, sites_per_pass):
+       sites_per_pass=st.sampled_from([0, 4, 3000]), piece=st.sampled_from([2, 5, 16, 10**9]))
+def test_long_rows_record_the_same_steps_apart_from_the_excerpts(corpus, tie_break, sites_per_pass, piece):
     """Records from long rows equal the short rows' records; a changed row is an excerpt, with its byte span.
 
-    The excerpts are read off the one str (to the end, part way) or off the linked nodes, and the boundaries
-    (the rank that joined each byte to its left) rebuilt from how each token was made, must agree."""
+    The excerpts are read off the pieces (cut_rows.py, cut every `piece` bytes), the one str (to the end, part
+    way) or the linked nodes, and the boundaries (the rank that joined each byte to its left) rebuilt from how
+    each token was made, must agree."""
     options = dict(num_merges=30, tie_break=tie_break, pretokenizer="bytes", special_tokens=(), record=True)
     short = train(corpus, **options)
-    with long_rows_from(1), one_str_until(sites_per_pass):
+    with long_rows_from(1), one_str_until(sites_per_pass), pieces_of(piece):
         long = train(corpus, **options)
-    with long_rows_from(1), one_str_until(10**9):  # nodes from the first merge on
+    with long_rows_from(1), one_str_until(10**9), pieces_of(10**9):  # nodes from the first merge on
         linked = train(corpus, **options)
     assert long.steps == linked.steps
     spans = [None if r.boundaries is None else {k: list(v) for k, v in r.boundaries.items()} for r in (long, linked)]
@@ -313,7 +329,7 @@ GENESIS = ROOT / "web" / "samples" / "kjv-genesis.txt"
 
 
 @pytest.mark.parametrize("tie_break", ["greater", "smaller-id", "first-seen"])
-@pytest.mark.parametrize("text", ["genesis", "mixed scripts", "runs"])
+@pytest.mark.parametrize("text", ["genesis", "genesis three times", "mixed scripts", "runs"])
 def test_bytes_on_long_texts_equals_the_plain_trainer(text, tie_break):
     """One long document per text, several scripts and long runs of one byte: long rows give the short rows' merges.
 
@@ -322,6 +338,7 @@ def test_bytes_on_long_texts_equals_the_plain_trainer(text, tie_break):
     """
     sources = {
         "genesis": GENESIS.read_text(encoding="utf-8")[:30_000],
+        "genesis three times": GENESIS.read_text(encoding="utf-8")[:10_000] * 3,  # repeated pieces: cut_rows.py
         "mixed scripts": (ROOT / "tests" / "data" / "multilingual_edge.txt").read_text(encoding="utf-8") * 3,
         "runs": "".join(ch * n for n in range(1, 60) for ch in "a \n的é") * 4,
     }

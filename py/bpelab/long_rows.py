@@ -77,6 +77,16 @@ class LongRows:
         self._link(texts)
         self.gone = array("i", [NEVER]) * self.end if record else None  # node -> rank that merged it into its left
 
+    @classmethod
+    def resume(cls, rows, texts, tok_len, made):
+        """Records on, one str, from rows already merged: [(row, weight 1)], their texts of chr(id), and
+        `tok_len` and `made` as the one str keeps them (cut_rows.py hands over here when a merge crosses a cut)."""
+        self = cls([(row, "", 1) for row, _ in rows], record=True)
+        self.text = _SEP.join(texts)
+        self.tok_len, self.made = tok_len, made
+        self.row_bytes = [sum(map(tok_len.__getitem__, text)) for text in texts]
+        return self
+
     def _link(self, texts):
         """Build the linked nodes from the rows' strs: a node per token (per byte, before any merge)."""
         self.starts = array("q")  # index -> first node; one more at the end

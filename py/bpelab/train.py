@@ -42,6 +42,7 @@ from itertools import compress, repeat
 from operator import add, mul, sub
 from dataclasses import dataclass, field, asdict
 
+from .cut_rows import cut_long_rows
 from .long_rows import LongRows
 from .pretokenize import PRETOKENIZER_NAMES, get_pretokenizer, split_special
 from .quoting import quote
@@ -450,7 +451,11 @@ class _Trainer:
         long_row = LONG_ROW if long_row is None else long_row
         long = [(row, w, c) for row, (w, c) in enumerate(zip(self.words, self.counts)) if len(w) >= long_row]
         # The long rows; their words are left empty.
-        self.long = LongRows(long, record, one_str=settings.tie_break != "first-seen") if long else None
+        one_str = settings.tie_break != "first-seen"
+        # Pieces trained as a table while no merge crosses a cut (cut_rows.py), else linked nodes from the start.
+        self.long = cut_long_rows(long, record, one_str) if long else None
+        if long and self.long is None:
+            self.long = LongRows(long, record, one_str=one_str)
         for row, _, _ in long:
             self.words[row] = ""
         self.long_pieces = [pieces[row][0] for row, _, _ in long]
@@ -713,8 +718,10 @@ class _Trainer:
                     continue
                 if now < floor:
                     waiting[now].append(k)
+                elif sort_keys is not None:  # self.entry, inlined
+                    push(heap, (-now, sort_keys[k[0]], sort_keys[k[1]], k))
                 else:
-                    push(heap, self.entry(now, k))
+                    push(heap, (-now, k))
         self.tokens -= merged_total
         self.token_counts.append(self.tokens)
         pair_counts.pop(pair, None)  # gone, with the (a, a) neighbours of an (a, a) merge

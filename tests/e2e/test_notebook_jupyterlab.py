@@ -258,6 +258,44 @@ def test_the_views_controls_set_the_traits_and_observe_sees_them(notebook):
     expect(explorer_view).to_have_attribute("data-step", "5")
 
 
+def test_two_of_a_view_in_one_notebook_keep_their_controls_apart(notebook):
+    """A second Compare and a second Explorer on the page: every id is the page's only one, and labels and
+    aria references point into their own widget, so a click in the second never changes the first."""
+    nb = notebook
+    cell = nb.run_new('compare2 = Compare("low <|endoftext|> lower", panes=["gpt2", "o200k"])\ncompare2')
+    second = cell.locator(".bpelab-widget[data-view='compare']")
+    expect(second.locator(".compare-pane[data-spec='o200k']")).to_have_attribute(
+        "data-tokens", re.compile(r"^\d+$"), timeout=TRAIN_MS)
+    first = nb.widget("compare")
+    expect(first.get_by_role("radio", name="raise")).to_be_checked()
+    second.locator(".compare-policy label", has_text="allow").click()  # a label's `for` names this widget's radio
+    expect(second.get_by_role("radio", name="allow")).to_be_checked()
+    expect(first.get_by_role("radio", name="raise")).to_be_checked()  # its own radio group: untouched
+    cell = nb.run_new('explorer2 = Explorer("low lower newest widest", vocab_size=262, step=2)\nexplorer2')
+    expect(cell.locator("bpe-explorer-view")).to_have_attribute("data-step", "2", timeout=TRAIN_MS)
+    problems = nb.page.evaluate("""() => {
+        const problems = [];
+        const seen = new Map();
+        for (const node of document.querySelectorAll(".bpelab-widget [id]")) {
+            if (seen.has(node.id)) problems.push(`id ${node.id} twice`);
+            seen.set(node.id, node);
+        }
+        for (const root of document.querySelectorAll(".bpelab-widget")) {
+            for (const node of root.querySelectorAll("[for], [aria-labelledby], [aria-describedby]")) {
+                const refs = ["for", "aria-labelledby", "aria-describedby"].flatMap((a) => (node.getAttribute(a) || "").split(/\s+/));
+                for (const ref of refs.filter(Boolean)) {
+                    const target = document.getElementById(ref);
+                    if (target && !root.contains(target)) problems.push(`${node.tagName} in ${root.dataset.view} names ${ref} of another widget`);
+                }
+            }
+        }
+        return problems;
+    }""")
+    assert problems == []
+    out = nb.run_new("print(compare.policy, compare2.policy, explorer.step, explorer2.step)")
+    expect(out.locator(".jp-OutputArea-output")).to_have_text(re.compile(r"^raise allow \d+ 2\s*$"))
+
+
 def test_a_kernel_error_is_one_line_in_the_widget(notebook):
     nb = notebook
     view = nb.widget("explorer").locator("bpe-explorer-view")

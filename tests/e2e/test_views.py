@@ -443,6 +443,25 @@ def test_a_first_visitor_gets_a_start_and_one_click_to_a_worked_example(fresh_si
     expect(page.locator("#results-summary")).to_contain_text("Learned 8 merges")
 
 
+@pytest.mark.parametrize("route", ["explore", "compare", "encode", "vocab"])
+@pytest.mark.parametrize("width, height", [(375, 667), (1280, 800)])
+def test_copy_link_is_in_view_when_a_view_opens(site, route, width, height):
+    """Review finding: on a phone Copy link sat under the whole explorer (and under compare's charts on a
+    laptop), where a reader who wants to share what they see does not look."""
+    page = site.page
+    page.set_viewport_size({"width": width, "height": height})
+    try:
+        site.set_hash(f"#/{route}")
+        page.evaluate("window.scrollTo(0, 0)")
+        for name in ("Copy link", "Copy embed code") if route != "vocab" else ("Copy link",):  # no vocabulary widget
+            button = page.locator("#share").get_by_role("button", name=name)
+            expect(button).to_be_visible()
+            box = button.bounding_box()
+            assert box["y"] + box["height"] <= height, f"{name} at y={box['y']:.0f} of a {height} px screen"
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
 def test_selects_are_not_cut_off_at_1280(site):
     page = site.page
     site.set_hash("#/train")

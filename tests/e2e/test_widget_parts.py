@@ -10,6 +10,7 @@ three panes on a one-line text at most 520 px.
 import importlib.util
 
 import pytest
+from playwright.sync_api import expect
 
 from site_harness import BOOT_TIMEOUT_MS, ROOT
 
@@ -171,3 +172,27 @@ def test_train_parts_after_a_run_show_a_tab_and_its_panel(page, site_url, parts,
         assert after == tabs[(tabs.index(chosen) + 1) % len(tabs)]
     else:
         assert tabs == []
+
+
+@pytest.mark.parametrize("width", [375, 560, 760, 1280])
+def test_every_compare_menu_shows_its_whole_choice(page, site_url, width):
+    """Review finding: with six panes in a 760 px frame the panes' menus read "GPT-2 (r50k" and "Trained (all",
+    and the add-pane menu "GPT-2 (r50k_base"."""
+    page.set_viewport_size({"width": width, "height": 900})
+    try:
+        page.goto(measure.widget_url(site_url, {"view": "compare", "panes": "gpt2,cl100k,o200k,bytes,trained,trained@3",
+                                                "text": "Xin chào thế giới"}))
+        page.wait_for_selector("#embed[data-state=ready]", timeout=BOOT_TIMEOUT_MS)
+        expect(page.locator(".compare-pane")).to_have_count(6)
+        cut = page.evaluate("""() => {
+            const canvas = document.createElement("canvas").getContext("2d");
+            return [...document.querySelectorAll(".compare-view select")].filter((node) => node.offsetParent).flatMap((node) => {
+                const style = getComputedStyle(node);
+                canvas.font = `${style.fontSize} ${style.fontFamily}`;
+                const shown = node.options[node.selectedIndex].textContent;
+                return canvas.measureText(shown).width + 36 <= node.clientWidth ? [] : [`${shown} in ${node.clientWidth} px`];
+            });
+        }""")
+        assert cut == []
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 720})

@@ -83,3 +83,20 @@ export function hide(node) {
   node.hidden = true;
   node.textContent = "";
 }
+
+const idHolders = new Map();  // a kind of view -> the host element holding each id suffix (index 0: no suffix)
+
+/**
+ * Ids for one view on the page: the first of its kind keeps the plain names (the site's links, styles
+ * and tests use them), and another shown at the same time (two Compare widgets in one notebook) gets
+ * name-2, name-3…, so its labels, aria references and radio groups stay its own. A suffix is free again
+ * once its view has left the page.
+ */
+export function instanceIds(kind, host) {
+  const holders = idHolders.get(kind) ?? [];
+  idHolders.set(kind, holders);
+  let n = holders.findIndex((holder) => holder === host || !holder.isConnected);
+  if (n === -1) n = holders.length;
+  holders[n] = host;
+  return (name) => (n === 0 ? name : `${name}-${n + 1}`);
+}

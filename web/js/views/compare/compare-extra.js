@@ -13,18 +13,19 @@ const POLICY_TEXT = {
 };
 
 /** The policy radios, each with what it does and, under it, each pane's count. */
-export function buildPolicyControls(onChange) {
+/** `id` makes the view's ids (dom.js instanceIds). */
+export function buildPolicyControls(onChange, id = (name) => name) {
   const counts = {};
   const radios = {};
-  const node = el("fieldset", { className: "compare-policy", id: "compare-policy" },
+  const node = el("fieldset", { className: "compare-policy", id: id("compare-policy") },
     el("legend", { text: "Special tokens in the text" }),
     Object.entries(POLICY_TEXT).map(([value, [label, help]]) => {
-      radios[value] = el("input", { type: "radio", name: "compare-policy", value, id: `compare-policy-${value}`, checked: value === "raise",
-        "aria-describedby": `compare-policy-${value}-help compare-policy-${value}-counts`, onchange: () => onChange(value) });
-      counts[value] = el("span", { className: "policy-counts", id: `compare-policy-${value}-counts`, dataset: { policy: value } });
+      radios[value] = el("input", { type: "radio", name: id("compare-policy"), value, id: id(`compare-policy-${value}`), checked: value === "raise",
+        "aria-describedby": `${id(`compare-policy-${value}-help`)} ${id(`compare-policy-${value}-counts`)}`, onchange: () => onChange(value) });
+      counts[value] = el("span", { className: "policy-counts", id: id(`compare-policy-${value}-counts`), dataset: { policy: value } });
       return el("div", { className: "policy-option" },
-        el("label", { className: "radio", for: `compare-policy-${value}` }, radios[value], el("strong", { text: label })),
-        el("span", { className: "hint", id: `compare-policy-${value}-help`, text: help }), el("br"), counts[value]);
+        el("label", { className: "radio", for: id(`compare-policy-${value}`) }, radios[value], el("strong", { text: label })),
+        el("span", { className: "hint", id: id(`compare-policy-${value}-help`), text: help }), el("br"), counts[value]);
     }),
     el("p", { className: "hint", text: "The counts differ only when the text holds a special token's spelling; try typing <|endoftext|>." }));
   return {
@@ -88,7 +89,7 @@ export async function drawMergeDiff(box, panes, text) {
       : el("p", { className: "meta", text: "none" }),
     total > rows.length ? el("p", { className: "meta", text: `the first ${rows.length} shown` }) : null);
   box.hidden = false;
-  box.replaceChildren(el("h2", { id: "compare-diff-title", text: `Two trained configurations: ${na} and ${nb}` }), first,
+  box.replaceChildren(el("h2", { id: box.getAttribute("aria-labelledby"), text: `Two trained configurations: ${na} and ${nb}` }), first,
     el("p", {}, `On this text: ${na} gives ${count(diff.tokens.a, "token")}, ${nb} gives ${count(diff.tokens.b, "token")}. `,
       `They share ${fmt(diff.shared)} of their merges (${fmt(diff.merges.a)} and ${fmt(diff.merges.b)}).`),
     el("div", { className: "two-col" }, list(diff.only_a, diff.n_only_a, na, nb), list(diff.only_b, diff.n_only_b, nb, na)));
@@ -118,24 +119,25 @@ function loadAligned() {
 
 /** "What a tokenizer costs each language": the table for the panes' tokenizers. */
 export class LanguagePanel {
-  constructor(getHandles) {
+  constructor(getHandles, id = (name) => name) {
     this.getHandles = getHandles;
     this.mode = "bundled";
     this.lastKey = "";
     this.timer = 0;
-    const radio = (value, label) => el("label", { className: "radio", for: `compare-lang-${value}` },
-      el("input", { type: "radio", name: "compare-lang", id: `compare-lang-${value}`, value, checked: value === "bundled",
+    this.radios = {};
+    const radio = (value, label) => el("label", { className: "radio", for: id(`compare-lang-${value}`) },
+      this.radios[value] = el("input", { type: "radio", name: id("compare-lang"), id: id(`compare-lang-${value}`), value, checked: value === "bundled",
         onchange: () => this.setMode(value, { user: true }) }), label);
-    this.pasteA = el("textarea", { id: "compare-lang-a", rows: "3", "aria-label": "Text A (the base)", oninput: () => this.soon() });
-    this.pasteB = el("textarea", { id: "compare-lang-b", rows: "3", "aria-label": "Text B", oninput: () => this.soon() });
+    this.pasteA = el("textarea", { id: id("compare-lang-a"), rows: "3", "aria-label": "Text A (the base)", oninput: () => this.soon() });
+    this.pasteB = el("textarea", { id: id("compare-lang-b"), rows: "3", "aria-label": "Text B", oninput: () => this.soon() });
     this.pasted = el("div", { className: "two-col", hidden: true },
-      el("div", {}, el("label", { className: "block-label", for: "compare-lang-a", text: "Text A (the ratios are to it)" }), this.pasteA),
-      el("div", {}, el("label", { className: "block-label", for: "compare-lang-b", text: "Text B (the same passage in another language)" }), this.pasteB));
+      el("div", {}, el("label", { className: "block-label", for: id("compare-lang-a"), text: "Text A (the ratios are to it)" }), this.pasteA),
+      el("div", {}, el("label", { className: "block-label", for: id("compare-lang-b"), text: "Text B (the same passage in another language)" }), this.pasteB));
     this.status = el("p", { className: "meta", role: "status" });
     this.source = el("p", { className: "hint" });
-    this.table = el("language-table", { id: "compare-lang-table" });
-    this.node = el("section", { className: "panel compare-languages", id: "compare-languages", "aria-labelledby": "compare-lang-title" },
-      el("h2", { id: "compare-lang-title", text: "What a tokenizer costs each language" }),
+    this.table = el("language-table", { id: id("compare-lang-table") });
+    this.node = el("section", { className: "panel compare-languages", id: id("compare-languages"), "aria-labelledby": id("compare-lang-title") },
+      el("h2", { id: id("compare-lang-title"), text: "What a tokenizer costs each language" }),
       el("p", { className: "hint", text: "The same passage in several languages, counted with each pane's tokenizer. A ratio of 2.00× means that language needs twice the tokens English does for the same content, so twice the context window and twice the bill." }),
       el("fieldset", { className: "row wrap" }, el("legend", { text: "Texts" }),
         radio("bundled", "Bundled: the same Debian handbook sections in several languages"), radio("pasted", "Two texts I paste")),
@@ -144,7 +146,7 @@ export class LanguagePanel {
 
   setMode(mode, { user = false } = {}) {
     this.mode = mode;
-    this.node.querySelector(`#compare-lang-${mode}`).checked = true;
+    this.radios[mode].checked = true;
     this.pasted.hidden = mode !== "pasted";
     this.lastKey = "";
     this.soon(0);

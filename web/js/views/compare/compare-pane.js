@@ -72,7 +72,7 @@ export class ComparePane {
     this.pager = el("div", { className: "row wrap pane-pager", hidden: true });
     this.detail = el("div", { className: "pane-detail", "aria-live": "polite" });
     this.node = el("section", { className: "compare-pane panel", "aria-labelledby": `${id}-title`, dataset: { spec: this.spec } },
-      el("div", { className: "row wrap pane-head" }, this.title, this.kind, this.remove),
+      el("div", { className: "row wrap pane-head" }, this.title, this.remove, this.kind),
       this.kRow, this.altRow, this.status, this.progress, this.counts, this.policies, this.pager, this.display,
       el("details", { className: "pane-ids", open: true }, el("summary", { text: "Token ids" }), this.ids), this.detail);
   }

@@ -10,7 +10,7 @@
 // pane's tokenizer and sends back only the window of tokens each pane draws.
 // One request is in flight at a time; the latest text wins.
 import { store } from "../../store.js";
-import { el, count } from "../../dom.js";
+import { el, count, instanceIds } from "../../dom.js";
 import { ComparePane } from "./compare-pane.js";
 import { DEFAULT_PANES, MAX_PANES, parseSpec, paneLabel, paneName } from "./compare-specs.js";
 import { PaneError, resolveSpec } from "./compare-resolve.js";
@@ -45,30 +45,31 @@ class CompareView extends HTMLElement {
     this.built = true;
     loadStyles();
     this.classList.add("compare-view");
-    this.box = el("textarea", { id: "compare-text", rows: "4", spellcheck: "false", "aria-describedby": "compare-text-counts" });
-    this.textNote = el("p", { id: "compare-text-note" });
+    const id = instanceIds("compare", this);
+    this.box = el("textarea", { className: "compare-text", id: id("compare-text"), rows: "4", spellcheck: "false", "aria-describedby": id("compare-text-counts") });
+    this.textNote = el("p", { id: id("compare-text-note") });
     this.text = new ExactText(this.box, this.textNote, { boxMax: BOX_MAX, onInput: () => { this.sample = ""; this.changed(); } });
     this.text.value = mapping.DEFAULT_TEXT;
-    this.textCounts = el("p", { id: "compare-text-counts", className: "meta" });
-    this.wsBox = el("input", { type: "checkbox", id: "compare-ws", checked: true,
+    this.textCounts = el("p", { id: id("compare-text-counts"), className: "meta compare-text-counts" });
+    this.wsBox = el("input", { type: "checkbox", id: id("compare-ws"), checked: true,
       onchange: () => { this.ws = this.wsBox.checked; this.redraw(); this.paramsChanged(); } });
-    this.addKind = el("select", { id: "compare-add-kind", "aria-label": "Tokenizer for a new pane" },
+    this.addKind = el("select", { className: "compare-add-kind", id: id("compare-add-kind"), "aria-label": "Tokenizer for a new pane" },
       ["gpt2", "cl100k", "o200k", "bytes", "trained", "imported"].map((s) => el("option", { value: s, text: paneLabel(s) })));
-    this.addButton = el("button", { type: "button", className: "secondary", id: "compare-add", text: "Add pane", onclick: () => this.addPane(this.addKind.value) });
-    this.copyButton = el("button", { type: "button", className: "secondary", id: "compare-copy", text: "Copy as text", onclick: () => this.copy() });
-    this.copyStatus = el("span", { className: "meta", role: "status", id: "compare-copy-status" });
-    this.copyOut = el("textarea", { id: "compare-copy-text", rows: "4", readonly: true, hidden: true, "aria-label": "The panes as text (seed 003's lines)" });
-    this.policyBox = buildPolicyControls((policy) => { this.policy = policy; this.changed(); });
-    this.paneBox = el("div", { className: "compare-panes", id: "compare-panes" });
-    this.message = el("p", { className: "meta", role: "status", id: "compare-status" });
-    this.diffBox = el("section", { className: "panel compare-diff", id: "compare-diff", hidden: true, "aria-labelledby": "compare-diff-title" });
-    this.languages = new LanguagePanel(() => this.paneHandles());
+    this.addButton = el("button", { type: "button", className: "secondary", id: id("compare-add"), text: "Add pane", onclick: () => this.addPane(this.addKind.value) });
+    this.copyButton = el("button", { type: "button", className: "secondary", id: id("compare-copy"), text: "Copy as text", onclick: () => this.copy() });
+    this.copyStatus = el("span", { className: "meta", role: "status", id: id("compare-copy-status") });
+    this.copyOut = el("textarea", { className: "compare-copy-text", id: id("compare-copy-text"), rows: "4", readonly: true, hidden: true, "aria-label": "The panes as text (seed 003's lines)" });
+    this.policyBox = buildPolicyControls((policy) => { this.policy = policy; this.changed(); }, id);
+    this.paneBox = el("div", { className: "compare-panes", id: id("compare-panes") });
+    this.message = el("p", { className: "meta", role: "status", id: id("compare-status") });
+    this.diffBox = el("section", { className: "panel compare-diff", id: id("compare-diff"), hidden: true, "aria-labelledby": id("compare-diff-title") });
+    this.languages = new LanguagePanel(() => this.paneHandles(), id);
     this.append(
-      el("section", { className: "panel compare-input", "aria-labelledby": "compare-title" },
-        el("h2", { id: "compare-title", text: "Compare tokenizers" }),
-        el("label", { className: "block-label", for: "compare-text", text: "Text to tokenize" }), this.box, this.textNote, this.textCounts,
+      el("section", { className: "panel compare-input", "aria-labelledby": id("compare-title") },
+        el("h2", { id: id("compare-title"), text: "Compare tokenizers" }),
+        el("label", { className: "block-label", for: id("compare-text"), text: "Text to tokenize" }), this.box, this.textNote, this.textCounts,
         el("div", { className: "row wrap compare-controls" },
-          el("label", { className: "radio", for: "compare-ws" }, this.wsBox, "Show whitespace as ␣ ⏎ ⇥"),
+          el("label", { className: "radio", for: id("compare-ws") }, this.wsBox, "Show whitespace as ␣ ⏎ ⇥"),
           this.addKind, this.addButton, this.copyButton, this.copyStatus),
         this.copyOut, this.policyBox.node),
       this.message, this.paneBox, this.diffBox, this.languages.node);

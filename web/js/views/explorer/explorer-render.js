@@ -8,7 +8,7 @@ const fmt = (n) => (n === null || n === undefined ? "–" : n.toLocaleString("en
 const RULE_NAMES = { greater: "greater pair", "smaller-id": "smaller ids", "first-seen": "first seen" };
 
 export class StepRender {
-  constructor({ onPick, onToken }) {
+  constructor({ onPick, onToken, id = (name) => name }) {
     this.onPick = onPick;
     this.onToken = onToken;
     this.summary = el("p", { className: "explorer-summary" });
@@ -23,11 +23,11 @@ export class StepRender {
     this.table = new PairTable("Top pairs now");
     this.nextRule = el("p", { className: "meta next-rule" });
     this.noNext = el("p", { className: "meta" });
-    this.nextSection = el("section", { className: "explorer-next", "aria-labelledby": "explorer-next-title" },
-      el("h3", { id: "explorer-next-title" }, "Pair counts now"), this.table.node, this.nextRule, this.noNext);
+    this.nextSection = el("section", { className: "explorer-next", "aria-labelledby": id("explorer-next-title") },
+      el("h3", { id: id("explorer-next-title") }, "Pair counts now"), this.table.node, this.nextRule, this.noNext);
 
     // The merge that made this step.
-    this.mergeTitle = el("h3", { id: "explorer-merge-title" }, "The last merge");
+    this.mergeTitle = el("h3", { id: id("explorer-merge-title") }, "The last merge");
     this.mergeLine = el("p", { className: "merge-line" });
     this.reason = el("p", { className: "merge-reason" });
     this.picks = el("ul", { className: "merge-picks" });
@@ -44,7 +44,7 @@ export class StepRender {
       el("div", {}, el("h4", {}, "Pairs that appeared"), this.appeared));
     this.mergeBody = el("div", {}, this.mergeLine, this.reason, this.picks, this.overlap, this.rowsTable, this.pairsBox);
     this.noMerge = el("p", { className: "meta" }, "Step 0 is the bytes: nothing is merged yet. Step forward to make the first merge.");
-    this.mergeSection = el("section", { className: "explorer-merge", "aria-labelledby": "explorer-merge-title" },
+    this.mergeSection = el("section", { className: "explorer-merge", "aria-labelledby": id("explorer-merge-title") },
       this.mergeTitle, this.noMerge, this.mergeBody);
   }
 

@@ -11,20 +11,20 @@ export class TraceBox {
    * collapsed: the box starts closed behind its heading (the embed: a lesson about merges keeps its
    * widget short; a `trace` parameter opens it).
    */
-  constructor({ request, onToken, onChange, collapsed = false }) {
+  constructor({ request, onToken, onChange, collapsed = false, id = (name) => name }) {
     this.request = request;
     this.onToken = onToken;
     this.onChange = onChange;
     this.timer = 0;
     this.serial = 0;
-    this.input = el("input", { type: "text", id: "explorer-trace-text", value: "lowest", spellcheck: "false", autocomplete: "off" });
-    this.atStep = el("input", { type: "checkbox", id: "explorer-trace-step" });
+    this.input = el("input", { type: "text", id: id("explorer-trace-text"), value: "lowest", spellcheck: "false", autocomplete: "off" });
+    this.atStep = el("input", { type: "checkbox", id: id("explorer-trace-step") });
     this.output = el("div", { className: "trace-output", "aria-live": "polite" });
     this.input.addEventListener("input", () => this.soon());
     this.atStep.addEventListener("change", () => this.run());
-    const title = el("h3", { id: "explorer-trace-title" }, "Encode trace");
+    const title = el("h3", { id: id("explorer-trace-title") }, "Encode trace");
     const body = [
-      el("label", { className: "block-label", for: "explorer-trace-text" }, "Text to encode, step by step"),
+      el("label", { className: "block-label", for: id("explorer-trace-text") }, "Text to encode, step by step"),
       this.input,
       el("label", { className: "radio" }, this.atStep, " Use only the merges up to the slider's step"),
       this.output,
@@ -32,7 +32,7 @@ export class TraceBox {
     this.details = collapsed
       ? el("details", { className: "trace-details" }, el("summary", {}, title, el("span", { className: "meta" }, " how a text is encoded, merge by merge")), ...body)
       : null;
-    this.node = el("section", { className: "explorer-trace panel", "aria-labelledby": "explorer-trace-title" },
+    this.node = el("section", { className: "explorer-trace panel", "aria-labelledby": id("explorer-trace-title") },
       ...(this.details ? [this.details] : [title, ...body]));
   }
 

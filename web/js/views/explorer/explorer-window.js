@@ -9,7 +9,7 @@ const SHOWN = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
 
 export class TextWindow {
   /** onSelect(id) opens a token's provenance; onMove(start) asks for another part of the text. */
-  constructor({ onSelect, onMove, size }) {
+  constructor({ onSelect, onMove, size, id = (name) => name }) {
     this.onSelect = onSelect;
     this.onMove = onMove;
     this.size = size;
@@ -30,8 +30,8 @@ export class TextWindow {
       onblur: () => this.markCursor(),
     });
     this.said = el("p", { className: "meta window-said", "aria-live": "polite" });
-    this.node = el("section", { className: "explorer-window", "aria-labelledby": "explorer-window-title" },
-      el("h3", { id: "explorer-window-title" }, "The text at this step"),
+    this.node = el("section", { className: "explorer-window", "aria-labelledby": id("explorer-window-title") },
+      el("h3", { id: id("explorer-window-title") }, "The text at this step"),
       el("div", { className: "row wrap" }, this.info, this.earlier, this.later),
       this.body, this.said);
   }
