@@ -584,6 +584,8 @@ def test_share_link_carries_a_long_text_compressed(browser, site_url):
     try:
         page = context.new_page()
         page.goto(site_url + "#/compare?panes=gpt2")
+        # The link's state is applied once the view is built: text typed before that would be replaced.
+        expect(page.locator("#app")).to_have_attribute("data-applied", "1", timeout=BOOT_TIMEOUT_MS)
         text_box = page.locator("#compare-text")
         long_text = "Xin chào thế giới. " * 600
         text_box.fill(long_text)
