@@ -5,6 +5,7 @@
 import { store } from "./store.js";
 import { VIEWS, DEFAULT_ROUTE, parseHash, makeHash } from "./views.js";
 import { el, show, hide } from "./dom.js";
+import { holdFieldsForState } from "./state-hold.js";
 import "./components/share-link.js";
 import { STATES } from "./share/states.js";
 import { MAX_LINK, compactParams, expandParams, COMPRESSED } from "./share/link.js";
@@ -155,6 +156,17 @@ async function go(hash, { focus = false, keep = false, state = null } = {}) {
     if (focus) ui.main.focus({ preventScroll: true });
   }
   if (typeof node.setState !== "function" || (keep && mounted)) return;
+  const release = holdFieldsForState(node);
+  try {
+    await applyState(node, navigation, params, state, route);
+  } finally {
+    release();
+  }
+  if (navigation === app.navigations) ui.app.dataset.applied = String(navigation);  // tests wait for it
+}
+
+/** Read a link's params (or take a lesson's state) and show it in the view, after the states before it. */
+async function applyState(node, navigation, params, state, route) {
   if (!state) {
     const problems = [];
     const samples = await loadSamples().catch(() => []);
@@ -171,7 +183,6 @@ async function go(hash, { focus = false, keep = false, state = null } = {}) {
   const apply = () => (navigation === app.navigations ? node.setState(state) : undefined);
   app.applying = app.applying.catch(() => {}).then(apply);
   await app.applying;
-  if (navigation === app.navigations) ui.app.dataset.applied = String(navigation);  // tests wait for it
 }
 
 /** A view's state changed: write it to the address (replaceState: no history entry per keystroke). */

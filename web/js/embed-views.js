@@ -8,6 +8,7 @@ import { STATES } from "./share/states.js";
 import { compactParams } from "./share/link.js";
 import { sameInput } from "./share/recipe.js";
 import { defaultParts } from "./share/parts.js";
+import { holdFieldsForState } from "./state-hold.js";
 
 export class EmbedViews {
   /**
@@ -44,7 +45,12 @@ export class EmbedViews {
     reporting.watchTyping(next);
     ui.preview.hidden = true; // the view has its own heading; the status line says what is loading
     setState("booting", `Preparing the ${VIEW_TITLES[name].toLowerCase()}…`);
-    await next.setState(state);
+    const release = holdFieldsForState(next);
+    try {
+      await next.setState(state);
+    } finally {
+      release();
+    }
     this.updateOpenLink();
   }
 

@@ -82,6 +82,7 @@ export class ExactText {
     this.cut = this.text.length > this.boxMax;
     this.box.value = this.cut ? head(this.text, this.boxMax) : this.text;
     this.box.readOnly = this.cut;
+    this.box.toggleAttribute("data-cut", this.cut);  // why it is read-only, for state-hold.js
     this.showNote();
   }
 

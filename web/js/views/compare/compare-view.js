@@ -19,6 +19,7 @@ import { BOX_MAX, ExactText, loneSurrogateProblem } from "../../components/exact
 import { samplesNow, sampleText } from "../../samples.js";
 import * as mapping from "./compare-state.js";
 import { buildPolicyControls, copyLines, drawMergeDiff, LanguagePanel } from "./compare-extra.js";
+import { stateShown } from "../../state-hold.js";
 
 const IDS_IN_STATE = 10_000;
 
@@ -142,6 +143,7 @@ class CompareView extends HTMLElement {
     }
     if (state.sample) { if (state.sample !== this.sample) await this.loadSample(state.sample); }
     else { this.text.value = state.text; this.sample = ""; }
+    stateShown(this);
     await this.changed({ panesChanged: true });
   }
 

@@ -16,6 +16,7 @@ import { REFERENCES, tokenizerOptions, useTokenizer } from "../../components/tok
 import { BOX_MAX, ExactText, loneSurrogateProblem } from "../../components/exact-text.js";
 import { samplesNow, sampleText } from "../../samples.js";
 import * as mapping from "./encode-state.js";
+import { stateShown } from "../../state-hold.js";
 
 const POLICIES = {
   raise: "raise: a special token's spelling in the text is an error, as in tiktoken's encode() by default. Only a text that contains a special token's spelling is refused; any other text encodes as usual.",
@@ -165,6 +166,7 @@ class EncodeView extends HTMLElement {
     this.s.sample = state.sample;
     if (state.sample) this.text.value = await sampleText(state.sample).catch((e) => { this.problem(e.message); return ""; });
     else this.text.value = state.text;
+    stateShown(this);
     this.fillTokenizers();
     this.changed();
     await this.update();

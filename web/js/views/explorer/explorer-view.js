@@ -27,6 +27,7 @@ import { Playback } from "./explorer-playback.js";
 import { PredictMode } from "./explorer-predict.js";
 import { explorerKey } from "./explorer-keys.js";
 import { explorerCommand } from "./explorer-commands.js";
+import { stateShown } from "../../state-hold.js";
 
 const WINDOW = 1500;  // characters of the training text drawn at once
 const SPEEDS = mapping.SPEEDS;
@@ -119,6 +120,7 @@ class ExplorerView extends HTMLElement {
       if (state.trace !== mapping.DEFAULT_TRACE) this.trace.expand();
     }
     this.setPredict(state.predict, { quiet: true });
+    stateShown(this);
     try {
       const handle = await resolveTokenizer(this, state);
       if (!handle) return this.showEmpty();

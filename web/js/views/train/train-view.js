@@ -19,6 +19,7 @@ import "../../components/share-link.js";
 import { countChars } from "../../text-input.js";
 import { samplesNow, loadSamples } from "../../samples.js";
 import * as mapping from "./train-state.js";
+import { stateShown } from "../../state-hold.js";
 
 let markup = null;  // the parsed train-view.html, fetched once
 
@@ -128,6 +129,7 @@ class TrainView extends HTMLElement {
     }
     state.heldout.value = next.heldout;
     updateCounter();
+    stateShown(this);
     paramsChanged();
   }
 

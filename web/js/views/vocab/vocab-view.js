@@ -12,6 +12,7 @@ import { showProvenance } from "../../components/provenance.js";
 import { REFERENCES, tokenizerOptions, useTokenizer, loadingNote } from "../../components/tokenizer-choice.js";
 import { samplesNow } from "../../samples.js";
 import * as mapping from "./vocab-state.js";
+import { stateShown } from "../../state-hold.js";
 
 const PER_PAGE = 100;
 const KINDS = { text: "Text", hex: "Bytes (hex)", id: "Id" };
@@ -96,6 +97,7 @@ class VocabView extends HTMLElement {
     this.ui.kind.value = this.s.kind;
     this.ui.query.value = this.s.query;
     this.ui.query.placeholder = PLACEHOLDERS[this.s.kind];
+    stateShown(this);
     this.fillTokenizers();
     this.changed();
     await this.update();
